@@ -120,14 +120,17 @@ export interface CodeTypeAnnotation {
 /**
  * Sub-attributes of Code, in the order they were read, so that an unchanged method encodes
  * byte-identically. The encoder regenerates the ones it understands from the fields of MethodCode.
+ * `nameIndex` is the attribute_name_index as read: a pool may hold the same Utf8 twice, and reusing the
+ * index read (instead of a find-or-add) keeps such classes byte-identical; when absent the encoder
+ * uses cp.utf8Index(kind).
  */
 export type CodeAttributeSlot =
-  | { kind: 'LineNumberTable'; entries: LineNumber[] }
-  | { kind: 'LocalVariableTable'; entries: LocalVar[] }
-  | { kind: 'LocalVariableTypeTable'; entries: LocalVar[] }
-  | { kind: 'StackMapTable' }
-  | { kind: 'RuntimeVisibleTypeAnnotations'; annotations: CodeTypeAnnotation[] }
-  | { kind: 'RuntimeInvisibleTypeAnnotations'; annotations: CodeTypeAnnotation[] }
+  | { kind: 'LineNumberTable'; entries: LineNumber[]; nameIndex?: number }
+  | { kind: 'LocalVariableTable'; entries: LocalVar[]; nameIndex?: number }
+  | { kind: 'LocalVariableTypeTable'; entries: LocalVar[]; nameIndex?: number }
+  | { kind: 'StackMapTable'; nameIndex?: number }
+  | { kind: 'RuntimeVisibleTypeAnnotations'; annotations: CodeTypeAnnotation[]; nameIndex?: number }
+  | { kind: 'RuntimeInvisibleTypeAnnotations'; annotations: CodeTypeAnnotation[]; nameIndex?: number }
   | { kind: 'raw'; attribute: RawAttribute };
 
 export interface MethodCode {

@@ -1,0 +1,212 @@
+package komorium.runtime;
+
+import java.io.File;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Properties;
+
+/**
+ * The runtime's configuration, read once from system properties ({@code -Dname=value}) when the
+ * first instrumented code runs. An invalid value is reported on standard error and replaced by its
+ * default; the program always runs.
+ *
+ * <table border="1">
+ * <caption>System properties</caption>
+ * <tr><th>Property</th><th>Default</th><th>Meaning</th></tr>
+ * <tr><td>{@code komorium.agent}</td><td>{@code sampling}</td><td>The profiling agent:
+ *   {@code sampling} (samples tree, seed 002 §6), {@code exact} (granularity 1, every bytecode
+ *   attributed to its calling context: the ground truth of §7.1, slow), {@code none} (count
+ *   bytecodes but never sample: the lowest overhead, no profile), or the binary name of a class
+ *   implementing {@link SamplingProfiler} with a public no-argument constructor.</td></tr>
+ * <tr><td>{@code komorium.granularity}</td><td>{@code 10000}</td><td>Sampling granularity g of
+ *   the {@code sampling} agent: bytecodes between two samples of a thread ({@code >= 1}).</td></tr>
+ * <tr><td>{@code komorium.random}</td><td>{@code 0}</td><td>R: each granularity is g + r with r
+ *   uniform in {@code 0 <= r < R}, drawn from a per-thread generator (§7.1); 0 keeps it constant.
+ *   </td></tr>
+ * <tr><td>{@code komorium.seed}</td><td>{@code 0}</td><td>Seed of the random granularities. Each
+ *   thread's generator is seeded from it and the thread's registration order (0 for the first
+ *   thread), so a run with the same seed and the same thread start order repeats exactly.</td></tr>
+ * <tr><td>{@code komorium.out}</td><td>{@code komorium.kprof}</td><td>The profile file the
+ *   {@code sampling} and {@code exact} agents write at exit, relative to the working directory;
+ *   {@code %p} is replaced by the process id. Written atomically (a temporary file in the same
+ *   directory, then a rename).</td></tr>
+ * <tr><td>{@code komorium.stackSize}</td><td>{@code 1024}</td><td>Slots of a reified stack
+ *   ({@code >= 2}). Deeper stacks are truncated, never an error: the innermost frame is kept and
+ *   the frames between appear as {@code <truncated>}.</td></tr>
+ * <tr><td>{@code komorium.maxStacks}</td><td>{@code 5}</td><td>Reified stacks each thread keeps in
+ *   its pool for reuse ({@code >= 0}) (§3.2).</td></tr>
+ * <tr><td>{@code komorium.quiet}</td><td>{@code false}</td><td>{@code true} (or empty) suppresses
+ *   the informational line the runtime prints on standard error at exit. Errors are still
+ *   reported.</td></tr>
+ * </table>
+ */
+public final class Config {
+    private static final String AGENT = string("komorium.agent", "sampling");
+    private static final int GRANULARITY = integer("komorium.granularity", 10000, 1);
+    private static final int RANDOM = integer("komorium.random", 0, 0);
+    private static final long SEED = longValue("komorium.seed", 0L);
+    private static final int STACK_SIZE = integer("komorium.stackSize", 1024, 2);
+    private static final int MAX_STACKS = integer("komorium.maxStacks", 5, 0);
+    private static final boolean QUIET = bool("komorium.quiet");
+    private static final String OUT = outPath(string("komorium.out", "komorium.kprof"));
+
+    private Config() {
+    }
+
+    /** {@code komorium.agent}: {@code sampling}, {@code exact}, {@code none} or a class name. */
+    public static String agent() {
+        return AGENT;
+    }
+
+    /** {@code komorium.granularity}, at least 1. */
+    public static int granularity() {
+        return GRANULARITY;
+    }
+
+    /** {@code komorium.random}: R, at least 0. */
+    public static int random() {
+        return RANDOM;
+    }
+
+    /** {@code komorium.seed}. */
+    public static long seed() {
+        return SEED;
+    }
+
+    /** {@code komorium.out} as an absolute path, {@code %p} replaced by the process id. */
+    public static String out() {
+        return OUT;
+    }
+
+    /** {@code komorium.stackSize}, at least 2. */
+    public static int stackSize() {
+        return STACK_SIZE;
+    }
+
+    /** {@code komorium.maxStacks}, at least 0. */
+    public static int maxStacks() {
+        return MAX_STACKS;
+    }
+
+    /** {@code komorium.quiet}. */
+    public static boolean quiet() {
+        return QUIET;
+    }
+
+    /** The process id, or -1 when the JVM offers no way to learn it. */
+    public static long pid() {
+        return Pid.VALUE;
+    }
+
+    /** All {@code komorium.*} system properties as {@code name=value}, sorted, space separated. */
+    static String options() {
+        List<String> names = new ArrayList<String>();
+        Properties props;
+        try {
+            props = System.getProperties();
+        } catch (SecurityException e) {
+            return "";
+        }
+        for (String name : props.stringPropertyNames()) {
+            if (name.startsWith("komorium.")) {
+                names.add(name);
+            }
+        }
+        Collections.sort(names);
+        StringBuilder sb = new StringBuilder();
+        for (String name : names) {
+            if (sb.length() > 0) {
+                sb.append(' ');
+            }
+            sb.append(name).append('=').append(props.getProperty(name));
+        }
+        return sb.toString();
+    }
+
+    private static String raw(String name) {
+        try {
+            return System.getProperty(name);
+        } catch (SecurityException e) {
+            return null;
+        }
+    }
+
+    private static String string(String name, String dflt) {
+        String v = raw(name);
+        return v == null || v.trim().isEmpty() ? dflt : v.trim();
+    }
+
+    private static int integer(String name, int dflt, int min) {
+        String v = raw(name);
+        if (v == null || v.trim().isEmpty()) {
+            return dflt;
+        }
+        try {
+            int n = Integer.parseInt(v.trim());
+            if (n >= min) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        invalid(name, v, "an integer >= " + min, String.valueOf(dflt));
+        return dflt;
+    }
+
+    private static long longValue(String name, long dflt) {
+        String v = raw(name);
+        if (v == null || v.trim().isEmpty()) {
+            return dflt;
+        }
+        try {
+            return Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            invalid(name, v, "an integer", String.valueOf(dflt));
+            return dflt;
+        }
+    }
+
+    private static boolean bool(String name) {
+        String v = raw(name);
+        if (v == null) {
+            return false;
+        }
+        v = v.trim();
+        // A bare -Dkomorium.quiet means "on".
+        return v.isEmpty() || v.equalsIgnoreCase("true") || v.equals("1") || v.equalsIgnoreCase("yes");
+    }
+
+    private static void invalid(String name, String value, String expected, String dflt) {
+        Report.error("komorium: ignoring -D" + name + "=" + value + " (expected " + expected + "); using " + dflt);
+    }
+
+    private static String outPath(String out) {
+        String path = out.replace("%p", String.valueOf(pid()));
+        // Resolved now: the working directory of a JVM cannot change, but relative paths would be
+        // resolved again by every File operation; one absolute path is simpler to report.
+        return new File(path).getAbsolutePath();
+    }
+
+    /** Holder so that the pid is looked up once, and only when needed. */
+    private static final class Pid {
+        static final long VALUE = lookup();
+
+        private static long lookup() {
+            try {
+                // ProcessHandle exists from Java 9 on; reflection keeps the runtime Java 8 compatible.
+                Class<?> ph = Class.forName("java.lang.ProcessHandle");
+                Object current = ph.getMethod("current").invoke(null);
+                return ((Long) ph.getMethod("pid").invoke(current)).longValue();
+            } catch (Exception | LinkageError e) {
+                // Java 8: fall through to /proc.
+            }
+            try {
+                File self = new File("/proc/self").getCanonicalFile();
+                return Long.parseLong(self.getName());
+            } catch (Exception e) {
+                return -1;
+            }
+        }
+    }
+}

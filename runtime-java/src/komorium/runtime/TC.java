@@ -1,0 +1,336 @@
+package komorium.runtime;
+
+/**
+ * The thread context (seed 002, §3.2, Figures 2 and 5): one per thread, passed by the
+ * instrumented code as an extra argument to every instrumented method, together with the reified
+ * stack and the stack pointer.
+ *
+ * <p>The members are the contract with the bytecode transform (docs/runtime-contract.md); the
+ * transform inlines the counter update and the granularity check, so the only calls on the fast
+ * path are {@link #push} and, once per granularity, {@link #triggerSampling}. None of this class
+ * is instrumented, so the runtime's own bytecodes are never counted.
+ */
+public final class TC {
+    /** Associates each thread with its context. */
+    private static final ThreadLocal<TC> CURRENT = new ThreadLocal<TC>();
+
+    private static final int STACK_SIZE = Config.stackSize();
+    private static final int MAX_STACKS = Config.maxStacks();
+
+    /** Every context created so far, for the exit flush of pending bytecodes (§7.2). */
+    private static final Object REGISTRY = new Object();
+    private static TC[] live = new TC[16];
+    private static int liveCount;
+    /** Pending bytecodes of finished threads whose contexts were dropped from {@link #live}. */
+    private static long retiredPending;
+
+    /** The agent being called; null for {@code none}, while loading, and after it failed. */
+    private static volatile SamplingProfiler profiler;
+
+    static {
+        // Last in the static initializer: an instrumented agent class re-enters TC.getTC() while
+        // it is constructed, which must find the fields above already set.
+        SamplingProfiler p = Lifecycle.start();
+        profiler = p;
+        TC early = CURRENT.get();
+        if (early != null && p != null) {
+            // This thread ran instrumented agent code before the agent existed: register it now.
+            early.register();
+        }
+    }
+
+    /**
+     * Bytecode counter: counts down from the granularity, and the instrumented code calls
+     * {@link #triggerSampling} when it reaches 0 or less (§4.2). Public so the transform can
+     * update it inline.
+     */
+    public int instrCounter;
+
+    /** The granularity the counter started from: {@code gran - instrCounter} bytecodes ran since. */
+    int gran;
+
+    /**
+     * Set by instrumented code before it calls code that may call back into instrumented code
+     * (the JDK, uninstrumented jars, interface and invokedynamic calls): {@code outStack = stack;
+     * outSp = sp}, and {@code outSp = -1} after the call returns. {@link #enter} continues this
+     * stack so that callbacks keep the caller's calling context.
+     */
+    public MID[] outStack;
+
+    /** See {@link #outStack}; -1 when no call-out is in progress. */
+    public int outSp = -1;
+
+    /** The stack pointer to start at, set by {@link #enter}: 0 on a fresh stack. */
+    public int enterSp;
+
+    /** Pool of reified stacks (§3.2), used as a stack. */
+    private final MID[][] pool = new MID[MAX_STACKS][];
+    private int pooled;
+
+    final Thread thread;
+
+    /** True while this thread runs agent code: nested triggers must not call the agent again. */
+    private boolean inAgent;
+
+    private TC(Thread thread) {
+        this.thread = thread;
+        this.instrCounter = this.gran = Integer.MAX_VALUE;
+    }
+
+    /** Returns the context of the current thread, creating and registering it on first use. */
+    public static TC getTC() {
+        TC tc = CURRENT.get();
+        return tc != null ? tc : create();
+    }
+
+    private static TC create() {
+        TC tc = new TC(Thread.currentThread());
+        // Set before registering: agent code run by register() then finds this context.
+        CURRENT.set(tc);
+        enlist(tc);
+        tc.register();
+        return tc;
+    }
+
+    /** Figure 2's initialize(): asks the agent for the first granularity of this thread. */
+    private void register() {
+        instrCounter = gran = Integer.MAX_VALUE;
+        SamplingProfiler p = profiler;
+        if (p == null) {
+            return;
+        }
+        MID[] savedOut = outStack;
+        int savedOutSp = outSp;
+        outSp = -1;
+        inAgent = true;
+        int first = 0;
+        Throwable failure = null;
+        try {
+            first = p.register(thread);
+        } catch (Throwable t) {
+            failure = t;
+        } finally {
+            inAgent = false;
+            outStack = savedOut;
+            outSp = savedOutSp;
+        }
+        if (failure == null && first > 0) {
+            instrCounter = gran = first;
+        } else {
+            disable(p, "register", failure, first);
+        }
+    }
+
+    /** Returns a reified stack, from the pool if possible. */
+    public MID[] newStack() {
+        if (pooled == 0) {
+            return new MID[STACK_SIZE];
+        }
+        MID[] s = pool[--pooled];
+        pool[pooled] = null;
+        return s;
+    }
+
+    /** Returns a reified stack that is no longer used to the pool, unless the pool is full. */
+    public void releaseStack(MID[] stack) {
+        if (pooled < pool.length && stack != null) {
+            pool[pooled++] = stack;
+        }
+    }
+
+    /**
+     * Pushes {@code mid} and returns the new stack pointer. Never fails: when the stack is full,
+     * the top slot is overwritten with {@code mid}, the slot below it becomes
+     * {@link MIDImpl#TRUNCATED}, and the stack pointer stays at {@code stack.length}.
+     */
+    public static int push(MID[] stack, int sp, MID mid) {
+        if (sp < stack.length) {
+            stack[sp] = mid;
+            return sp + 1;
+        }
+        return truncate(stack, mid);
+    }
+
+    // Out of line so that push stays small enough to be inlined everywhere.
+    private static int truncate(MID[] stack, MID mid) {
+        int top = stack.length - 1;
+        if (top > 0) {
+            stack[top - 1] = MIDImpl.TRUNCATED;
+        }
+        stack[top] = mid;
+        return stack.length;
+    }
+
+    /** The slow path of a granularity check (§4.2): calls the agent with the current stack. */
+    public void triggerSampling(MID[] stack, int sp) {
+        sample(stack, sp, gran - instrCounter);
+    }
+
+    /**
+     * The slow path of a granularity check in a leaf method (§5.1, Figure 5): a leaf method does
+     * not push its identifier on entry, so it is pushed here, which is idempotent.
+     */
+    public void triggerSamplingLeaf(MID[] stack, int sp, MID mid) {
+        int executed = gran - instrCounter;
+        if (profiler != null && !inAgent) {
+            sp = push(stack, sp, mid);
+        }
+        sample(stack, sp, executed);
+    }
+
+    private void sample(MID[] stack, int sp, int executed) {
+        SamplingProfiler p = profiler;
+        if (p == null || inAgent) {
+            // No agent: come back practically never (Fig. 2). Inside the agent: the agent's own
+            // code is not profiled; the outer call resets the counter when the agent returns.
+            instrCounter = gran = Integer.MAX_VALUE;
+            return;
+        }
+        int previousGran = gran;
+        // Instrumented code the agent calls must not continue the program's stack (the agent is
+        // reading it), so it takes fresh stacks from the pool.
+        MID[] savedOut = outStack;
+        int savedOutSp = outSp;
+        outSp = -1;
+        inAgent = true;
+        // The counter is reset before the call so that code the agent runs never triggers.
+        instrCounter = gran = Integer.MAX_VALUE;
+        int next = 0;
+        Throwable failure = null;
+        try {
+            next = p.processSample(stack, sp, executed);
+        } catch (Throwable t) {
+            failure = t;
+        } finally {
+            inAgent = false;
+            outStack = savedOut;
+            outSp = savedOutSp;
+        }
+        if (failure == null && next > 0) {
+            instrCounter = gran = next;
+        } else if (failure instanceof StackOverflowError) {
+            // Sampling this deep overflowed: drop the sample, keep the agent, carry the bytecodes.
+            long carried = (long) previousGran + executed;
+            instrCounter = previousGran;
+            gran = carried > Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) carried;
+            try {
+                Lifecycle.sampleDropped(p);
+            } catch (Throwable ignored) {
+                // Still too deep even to report; the program must not see our overflow.
+            }
+        } else {
+            disable(p, "processSample", failure, next);
+        }
+    }
+
+    private void disable(SamplingProfiler p, String method, Throwable failure, int returned) {
+        synchronized (REGISTRY) {
+            if (profiler == p) {
+                profiler = null;
+            }
+        }
+        instrCounter = gran = Integer.MAX_VALUE;
+        Lifecycle.agentFailed(p, method, failure, returned);
+    }
+
+    /**
+     * Called by a wrapper (or an instrumented-in-place method) when uninstrumented code calls into
+     * instrumented code. If the call comes back from a call-out of instrumented code on this thread
+     * ({@link #outSp} {@code > 0}), continues that stack at {@code outSp} so the callback keeps
+     * its calling context; otherwise takes a fresh stack from the pool. Sets {@link #enterSp}.
+     */
+    public MID[] enter() {
+        int sp = outSp;
+        if (sp > 0) {
+            // Cleared so that a nested entry that is not a callback of this call-out (a class
+            // initializer run by the callback, say) does not write over the callback's frames.
+            outSp = -1;
+            enterSp = sp;
+            return outStack;
+        }
+        // outSp == 0 (a call-out from a leaf with no frame pushed) has an empty context too, so a
+        // fresh stack is equivalent, and "sp == 0 means fresh" lets exit() tell the cases apart.
+        enterSp = 0;
+        return newStack();
+    }
+
+    /**
+     * Called with the stack and stack pointer that {@link #enter} gave, when the instrumented code
+     * returns normally: restores the call-out state for the next callback of the same call-out,
+     * or releases a fresh stack to the pool. (After an exception it is not called; the stack is
+     * then left to the garbage collector, as in §4.4.)
+     */
+    public void exit(MID[] stack, int sp) {
+        if (sp > 0) {
+            outStack = stack;
+            outSp = sp;
+        } else {
+            releaseStack(stack);
+            outSp = -1;
+        }
+    }
+
+    /** The agent that is called, or null (none configured, or disabled after a failure). */
+    static SamplingProfiler activeProfiler() {
+        return profiler;
+    }
+
+    // ---- registry of contexts for the exit flush (§7.2)
+
+    private static void enlist(TC tc) {
+        synchronized (REGISTRY) {
+            if (liveCount == live.length) {
+                retireFinished();
+                if (liveCount > live.length / 2) {
+                    TC[] bigger = new TC[live.length * 2];
+                    System.arraycopy(live, 0, bigger, 0, liveCount);
+                    live = bigger;
+                }
+            }
+            live[liveCount++] = tc;
+        }
+    }
+
+    /**
+     * Folds the pending bytecodes of finished threads into {@link #retiredPending} and drops their
+     * contexts, so that programs that start many short threads do not accumulate contexts.
+     */
+    private static void retireFinished() {
+        int kept = 0;
+        for (int i = 0; i < liveCount; i++) {
+            TC tc = live[i];
+            // isAlive() == false also makes the finished thread's last counter value visible here.
+            if (tc.thread.isAlive()) {
+                live[kept++] = tc;
+            } else {
+                retiredPending += tc.pending();
+            }
+        }
+        for (int i = kept; i < liveCount; i++) {
+            live[i] = null;
+        }
+        liveCount = kept;
+    }
+
+    private long pending() {
+        if (inAgent) {
+            return 0; // reset while the agent runs; the agent was given this thread's bytecodes
+        }
+        long p = (long) gran - instrCounter;
+        return p > 0 ? p : 0;
+    }
+
+    /**
+     * The bytecodes executed by all threads that ever had a context, since each one's last
+     * sample: finished threads exactly, running ones as a snapshot.
+     */
+    static long pendingBytecodes() {
+        synchronized (REGISTRY) {
+            long sum = retiredPending;
+            for (int i = 0; i < liveCount; i++) {
+                sum += live[i].pending();
+            }
+            return sum;
+        }
+    }
+}

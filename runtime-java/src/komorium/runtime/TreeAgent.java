@@ -1,0 +1,104 @@
+package komorium.runtime;
+
+import java.io.File;
+import java.io.IOException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * What {@link SamplingAgent} and {@link ExactAgent} share: one samples tree for all threads
+ * (seed 002, §6.1), resolved with the §6.2 cache in the reified stacks, and the profile written
+ * once at exit.
+ */
+abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
+    /** Stands for a reified-stack slot that holds no identifier (which a correct transform never leaves). */
+    static final MIDImpl UNKNOWN = new MIDImpl("<unknown>", "<unknown>", "", null, -1);
+
+    /** Root of the samples tree. Guarded by {@code this}, like every mutable field below. */
+    final InvocationNode root = new InvocationNode();
+    /** Approximate executed bytecodes of all threads (§7.2). */
+    long totalBytecodes;
+    /** Samples whose stack was truncated. */
+    long truncatedSamples;
+    /** Threads that registered. */
+    int threads;
+
+    private final String out;
+    private final AtomicBoolean written = new AtomicBoolean();
+
+    TreeAgent(String out) {
+        this.out = out;
+    }
+
+    /** {@code sampling} or {@code exact}. */
+    abstract String name();
+
+    /** {@code samples} or {@code bytecodes}: what a node's counter counts. */
+    abstract String unit();
+
+    abstract int granularity();
+
+    abstract int random();
+
+    abstract long seed();
+
+    /**
+     * The node for {@code stack[0..sp)}, created as needed; {@code sp > 0}. Replaces the resolved
+     * entries of the stack by their nodes, so that the next sample of this thread only resolves
+     * the frames above the topmost node (seed 002, Figure 9). Caller holds the lock.
+     */
+    final InvocationNode context(MID[] stack, int sp) {
+        int i = sp - 1;
+        MID top = stack[i];
+        if (top instanceof InvocationNode && ((InvocationNode) top).root == root) {
+            return (InvocationNode) top;
+        }
+        InvocationNode n = root;
+        for (; i > 0; --i) {
+            MID m = stack[i - 1];
+            if (m instanceof InvocationNode && ((InvocationNode) m).root == root) {
+                n = (InvocationNode) m;
+                break;
+            }
+        }
+        for (; i < sp; ++i) {
+            n = n.getOrCreateCallee(key(stack[i]));
+            stack[i] = n;
+        }
+        return n;
+    }
+
+    private static MID key(MID m) {
+        if (m == null) {
+            return UNKNOWN;
+        }
+        // A node of another agent's tree (a stack reused across agents, e.g. in tests): its method.
+        return m instanceof InvocationNode ? key(((InvocationNode) m).mid) : m;
+    }
+
+    /** Clamps a stack pointer given by a caller into the array. */
+    static int clamp(MID[] stack, int sp) {
+        return sp > stack.length ? stack.length : sp;
+    }
+
+    /**
+     * Writes the profile, once: adds the pending bytecodes (§7.2) to the total, snapshots the tree
+     * under the lock, and writes the file outside it.
+     */
+    @Override
+    public void shutdown(long pendingBytecodes) {
+        if (!written.compareAndSet(false, true)) {
+            return;
+        }
+        ProfileWriter.Snapshot snapshot;
+        synchronized (this) {
+            totalBytecodes += pendingBytecodes;
+            snapshot = ProfileWriter.snapshot(this);
+        }
+        try {
+            ProfileWriter.write(new File(out), snapshot);
+            Report.info("komorium: wrote " + out + " (" + name() + ": " + snapshot.describe() + ")");
+        } catch (IOException | RuntimeException e) {
+            Report.error("komorium: cannot write the profile " + out + ": " + e);
+        }
+    }
+}

@@ -1,0 +1,865 @@
+/**
+ * Encodes the IR of ir.ts back into a Code attribute (JVMS 4.7.3): assigns offsets (iterating
+ * while far branches widen), keeps every instruction's `form` while it still encodes the operand
+ * (so a method read and written unchanged is byte-identical), computes max_stack/max_locals,
+ * and re-encodes the offset-bearing sub-attributes (StackMapTable, LineNumberTable, local variable
+ * tables, type annotations). It throws rather than write an attribute the JVM would reject.
+ */
+import type { ClassFile } from '../classfile/classfile.js';
+import type { ConstantPool } from '../classfile/constant-pool.js';
+import { argSlots } from '../classfile/descriptor.js';
+import { ACC, CONSTANT, type MemberInfo, type RawAttribute } from '../classfile/model.js';
+import { MethodTooLargeError } from '../errors.js';
+import { ByteWriter } from './byte-writer.js';
+import { methodDisplayName } from './code-reader.js';
+import { execute, frameBefore } from './frame-sim.js';
+import { Label, isLabel, type CodeTypeAnnotation, type Frame, type Insn, type LocalVar, type MethodCode, type VType } from './ir.js';
+import {
+  Fmt,
+  OP,
+  OPCODE_FORMATS,
+  OPCODE_NAMES,
+  implicitVarOpcode,
+  invertCondition,
+  isConditionalBranch,
+  isUnconditionalTransfer,
+} from './opcodes.js';
+import { stackEffect } from './stack-effect.js';
+import { classNameOfVType, compressLocals, describeVType, initialLocalEntries } from './vtypes.js';
+
+export interface WriteCodeOptions {
+  /**
+   * The frame at `label`, the fall-through point of a conditional branch (`branch`, at
+   * `code.nodes[nodeIndex]`) that the encoder widened into "inverted condition over goto_w": that
+   * point becomes a branch target and needs a stack map frame in class files of version 50 and up.
+   * `label` is the label already following the branch in `code.nodes` if there is one, else a new
+   * label at that position. Without this hook the encoder infers the frame by simulating forward
+   * from the nearest preceding frame (frame-sim.ts), which is exact for code with valid frames.
+   */
+  frameAt?: (label: Label, branch: Insn, nodeIndex: number) => Frame;
+}
+
+export interface CodeLayout {
+  codeLength: number;
+  /** Offset of every instruction. */
+  insnOffsets: Map<Insn, number>;
+  /** Conditional branches encoded as the inverted condition over a goto_w. */
+  widened: Set<Insn>;
+}
+
+/** Offsets as writeCode would assign them (labels get `offset` too), without encoding. */
+export function layoutCode(cf: ClassFile, method: MemberInfo, code: MethodCode): CodeLayout {
+  const enc = new Encoder(cf, method, code, {});
+  enc.prepare();
+  enc.layout();
+  return { codeLength: enc.codeLength, insnOffsets: enc.insnOffsets(), widened: enc.widenedSet() };
+}
+
+export function writeCode(cf: ClassFile, method: MemberInfo, code: MethodCode, options: WriteCodeOptions = {}): RawAttribute {
+  const enc = new Encoder(cf, method, code, options);
+  enc.prepare();
+  enc.layout();
+  return enc.encode();
+}
+
+const KIND_LABEL = -1;
+
+/** Frame-kind categories of JVMS 4.7.4 frame_type values. */
+function kindCategory(k: number): number {
+  if (k < 64) return 0; // same_frame
+  if (k < 128) return 64; // same_locals_1_stack_item_frame
+  return k; // 247 … 255 are their own categories
+}
+
+function sameList(a: readonly VType[], b: readonly VType[], n = a.length): boolean {
+  if (a.length !== n) return false;
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** True when `a` has `b` as its first b.length elements. */
+function isPrefix(b: readonly VType[], a: readonly VType[]): boolean {
+  if (b.length > a.length) return false;
+  for (let i = 0; i < b.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** First CONSTANT_Class index per name, per pool, so frames reuse the entries javac wrote. */
+const classIndexCache = new WeakMap<ConstantPool, Map<string, number>>();
+
+function classRef(cp: ConstantPool, name: string): number {
+  let m = classIndexCache.get(cp);
+  if (m === undefined) {
+    m = new Map();
+    for (let i = 1; i < cp.size; i++) {
+      if (!cp.has(i) || cp.tag(i) !== CONSTANT.Class) continue;
+      try {
+        const n = cp.className(i);
+        if (!m.has(n)) m.set(n, i);
+      } catch {
+        // A malformed Class entry is never the one a frame needs.
+      }
+    }
+    classIndexCache.set(cp, m);
+  }
+  let i = m.get(name);
+  if (i === undefined) {
+    i = cp.classIndex(name);
+    m.set(name, i);
+  }
+  return i;
+}
+
+function utf8Ref(cp: ConstantPool, index: number | undefined, s: string): number {
+  if (index !== undefined && cp.has(index) && cp.tag(index) === CONSTANT.Utf8 && cp.utf8(index) === s) return index;
+  return cp.utf8Index(s);
+}
+
+function words(stack: readonly VType[]): number {
+  let w = 0;
+  for (const t of stack) w += t === 'J' || t === 'D' ? 2 : 1;
+  return w;
+}
+
+class Encoder {
+  private readonly nodes: MethodCode['nodes'];
+  private readonly n: number;
+  /** Per node: the canonical opcode, or KIND_LABEL. */
+  private readonly ops: Int32Array;
+  /** Per instruction node: the opcode byte written first (the chosen form). */
+  private readonly emit: Int32Array;
+  /** Per instruction node: its size, or -1 when it depends on the offset (switches, branches). */
+  private readonly size: Int32Array;
+  /** Per node: offset. */
+  private readonly off: Int32Array;
+  /** Per branch node: 1 once it must use a 32-bit offset. */
+  private readonly wide: Uint8Array;
+  private readonly branches: number[] = [];
+  private readonly labelIndex = new Map<Label, number>();
+  codeLength = 0;
+
+  constructor(
+    private readonly cf: ClassFile,
+    private readonly method: MemberInfo,
+    private readonly code: MethodCode,
+    private readonly options: WriteCodeOptions,
+  ) {
+    this.nodes = code.nodes;
+    this.n = this.nodes.length;
+    this.ops = new Int32Array(this.n);
+    this.emit = new Int32Array(this.n);
+    this.size = new Int32Array(this.n);
+    this.off = new Int32Array(this.n);
+    this.wide = new Uint8Array(this.n);
+  }
+
+  private bug(detail: string): never {
+    throw new Error(`writeCode ${methodDisplayName(this.cf, this.method)}: ${detail}`);
+  }
+
+  private hasLabel(l: Label | undefined): l is Label {
+    return l !== undefined && this.labelIndex.has(l);
+  }
+
+  private checkLabel(l: Label | undefined, what: string): void {
+    if (!this.hasLabel(l)) this.bug(`${what} refers to a label that is not in the instruction list`);
+  }
+
+  /** Chooses each instruction's encoding where it does not depend on offsets, and checks operands. */
+  prepare(): void {
+    const { nodes, n, ops, emit, size, wide } = this;
+    for (let i = 0; i < n; i++) {
+      const node = nodes[i]!;
+      if (isLabel(node)) {
+        if (this.labelIndex.has(node)) this.bug(`label ${node.id} appears twice in the instruction list`);
+        this.labelIndex.set(node, i);
+        ops[i] = KIND_LABEL;
+      }
+    }
+    const u2 = (v: number | undefined, what: string, min = 0): number => {
+      if (v === undefined || !Number.isInteger(v) || v < min || v > 0xffff) this.bug(`${what} ${v} at node is out of range`);
+      return v;
+    };
+    for (let i = 0; i < n; i++) {
+      if (ops[i] === KIND_LABEL) continue;
+      const insn = nodes[i] as Insn;
+      const op = insn.op;
+      ops[i] = op;
+      emit[i] = op;
+      const name = OPCODE_NAMES[op];
+      switch (OPCODE_FORMATS[op] as Fmt) {
+        case Fmt.NONE:
+          size[i] = 1;
+          break;
+        case Fmt.S1:
+          if (!Number.isInteger(insn.n) || insn.n! < -128 || insn.n! > 127) this.bug(`bipush ${insn.n} out of range`);
+          size[i] = 2;
+          break;
+        case Fmt.S2:
+          if (!Number.isInteger(insn.n) || insn.n! < -32768 || insn.n! > 32767) this.bug(`sipush ${insn.n} out of range`);
+          size[i] = 3;
+          break;
+        case Fmt.ATYPE:
+          if (!Number.isInteger(insn.n) || insn.n! < 0 || insn.n! > 255) this.bug(`newarray atype ${insn.n} out of range`);
+          size[i] = 2;
+          break;
+        case Fmt.VAR: {
+          const v = u2(insn.var, `${name} index`);
+          const f = insn.form;
+          let e: number;
+          if (f === OP.WIDE) e = OP.WIDE;
+          else if (f === op && v <= 255) e = op;
+          else if (f !== undefined && f === implicitVarOpcode(op, v)) e = f;
+          else {
+            const imp = implicitVarOpcode(op, v);
+            e = imp >= 0 ? imp : v <= 255 ? op : OP.WIDE;
+          }
+          emit[i] = e;
+          size[i] = e === OP.WIDE ? 4 : e === op ? 2 : 1;
+          break;
+        }
+        case Fmt.VAR_IMPLICIT:
+          size[i] = 1; // a non-canonical iload_0 … astore_3: the opcode carries the index
+          break;
+        case Fmt.IINC: {
+          const v = u2(insn.var, 'iinc index');
+          const inc = insn.inc;
+          if (inc === undefined || !Number.isInteger(inc) || inc < -32768 || inc > 32767) this.bug(`iinc increment ${inc} out of range`);
+          const short = v <= 255 && inc >= -128 && inc <= 127;
+          emit[i] = insn.form === OP.WIDE || !short ? OP.WIDE : op;
+          size[i] = emit[i] === OP.WIDE ? 6 : 3;
+          break;
+        }
+        case Fmt.CP1: {
+          const cp = u2(insn.cp, 'ldc constant', 1);
+          emit[i] = insn.form === OP.LDC_W || cp > 255 ? OP.LDC_W : OP.LDC;
+          size[i] = emit[i] === OP.LDC ? 2 : 3;
+          break;
+        }
+        case Fmt.CP2:
+          u2(insn.cp, `${name} constant`, 1);
+          size[i] = 3;
+          break;
+        case Fmt.INVOKEINTERFACE:
+          u2(insn.cp, 'invokeinterface constant', 1);
+          if (insn.n !== undefined && (!Number.isInteger(insn.n) || insn.n < 1 || insn.n > 255)) this.bug(`invokeinterface count ${insn.n}`);
+          size[i] = 5;
+          break;
+        case Fmt.INVOKEDYNAMIC:
+          u2(insn.cp, 'invokedynamic constant', 1);
+          size[i] = 5;
+          break;
+        case Fmt.MULTIANEWARRAY:
+          u2(insn.cp, 'multianewarray constant', 1);
+          if (!Number.isInteger(insn.n) || insn.n! < 1 || insn.n! > 255) this.bug(`multianewarray dimensions ${insn.n}`);
+          size[i] = 4;
+          break;
+        case Fmt.BRANCH:
+          this.checkLabel(insn.target, name!);
+          wide[i] = insn.form === OP.GOTO_W || insn.form === OP.JSR_W ? 1 : 0;
+          size[i] = -1;
+          this.branches.push(i);
+          break;
+        case Fmt.BRANCH_W:
+          this.checkLabel(insn.target, name!);
+          wide[i] = 1;
+          size[i] = -1;
+          break;
+        case Fmt.TABLESWITCH:
+          this.checkLabel(insn.dflt, 'tableswitch default');
+          if (insn.targets === undefined || insn.targets.length === 0) this.bug('tableswitch without targets');
+          for (const t of insn.targets) this.checkLabel(t, 'tableswitch');
+          if (!Number.isInteger(insn.low) || insn.low! + insn.targets.length - 1 > 0x7fffffff || insn.low! < -0x80000000) {
+            this.bug(`tableswitch low ${insn.low} with ${insn.targets.length} targets`);
+          }
+          size[i] = -1;
+          break;
+        case Fmt.LOOKUPSWITCH: {
+          this.checkLabel(insn.dflt, 'lookupswitch default');
+          const keys = insn.keys ?? [];
+          const targets = insn.targets ?? [];
+          if (keys.length !== targets.length) this.bug('lookupswitch keys and targets differ in length');
+          for (const t of targets) this.checkLabel(t, 'lookupswitch');
+          size[i] = -1;
+          break;
+        }
+        default:
+          this.bug(`node ${i} has opcode ${op} (${name || 'invalid'}), which is not a canonical instruction`);
+      }
+    }
+    for (const tc of this.code.tryCatch) {
+      this.checkLabel(tc.start, 'exception table start');
+      this.checkLabel(tc.end, 'exception table end');
+      this.checkLabel(tc.handler, 'exception table handler');
+    }
+  }
+
+  /** Assigns offsets, widening branches whose displacement no longer fits 16 bits, until stable. */
+  layout(): void {
+    const { nodes, n, ops, size, off, wide } = this;
+    // Widening only ever grows the code, so this terminates after at most one pass per branch.
+    for (;;) {
+      let pc = 0;
+      for (let i = 0; i < n; i++) {
+        const op = ops[i]!;
+        off[i] = pc;
+        if (op === KIND_LABEL) {
+          (nodes[i] as Label).offset = pc;
+          continue;
+        }
+        let s = size[i]!;
+        if (s < 0) {
+          const insn = nodes[i] as Insn;
+          if (op === OP.TABLESWITCH) s = 1 + (3 - (pc & 3)) + 12 + 4 * insn.targets!.length;
+          else if (op === OP.LOOKUPSWITCH) s = 1 + (3 - (pc & 3)) + 8 + 8 * (insn.targets?.length ?? 0);
+          else s = wide[i] ? (isConditionalBranch(op) ? 8 : 5) : 3;
+        }
+        pc += s;
+      }
+      this.codeLength = pc;
+      if (pc > 65535) throw new MethodTooLargeError(this.cf.thisClass, this.method.name + this.method.desc, pc);
+      let changed = false;
+      for (const i of this.branches) {
+        if (wide[i]) continue;
+        const d = (nodes[i] as Insn).target!.offset - off[i]!;
+        if (d < -32768 || d > 32767) {
+          wide[i] = 1;
+          changed = true;
+        }
+      }
+      if (!changed) break;
+    }
+    if (this.codeLength === 0) this.bug('the method has no instructions');
+  }
+
+  insnOffsets(): Map<Insn, number> {
+    const m = new Map<Insn, number>();
+    for (let i = 0; i < this.n; i++) {
+      if (this.ops[i] === KIND_LABEL) continue;
+      const insn = this.nodes[i] as Insn;
+      if (m.has(insn)) this.bug(`the same Insn object appears twice in the instruction list (node ${i})`);
+      m.set(insn, this.off[i]!);
+    }
+    return m;
+  }
+
+  widenedSet(): Set<Insn> {
+    const s = new Set<Insn>();
+    for (const i of this.branches) if (this.wide[i] && isConditionalBranch(this.ops[i]!)) s.add(this.nodes[i] as Insn);
+    return s;
+  }
+
+  private encodeInstructions(): Uint8Array {
+    const { nodes, n, ops, emit, off, wide } = this;
+    const b = new Uint8Array(this.codeLength);
+    const dv = new DataView(b.buffer);
+    const cp = this.cf.cp;
+    for (let i = 0; i < n; i++) {
+      const op = ops[i]!;
+      if (op === KIND_LABEL) continue;
+      const insn = nodes[i] as Insn;
+      const pc = off[i]!;
+      switch (OPCODE_FORMATS[op] as Fmt) {
+        case Fmt.NONE:
+        case Fmt.VAR_IMPLICIT:
+          b[pc] = op;
+          break;
+        case Fmt.S1:
+        case Fmt.ATYPE:
+          b[pc] = op;
+          b[pc + 1] = insn.n! & 0xff;
+          break;
+        case Fmt.S2:
+          b[pc] = op;
+          dv.setInt16(pc + 1, insn.n!);
+          break;
+        case Fmt.VAR: {
+          const e = emit[i]!;
+          if (e === OP.WIDE) {
+            b[pc] = OP.WIDE;
+            b[pc + 1] = op;
+            dv.setUint16(pc + 2, insn.var!);
+          } else if (e === op) {
+            b[pc] = op;
+            b[pc + 1] = insn.var!;
+          } else {
+            b[pc] = e;
+          }
+          break;
+        }
+        case Fmt.IINC:
+          if (emit[i] === OP.WIDE) {
+            b[pc] = OP.WIDE;
+            b[pc + 1] = OP.IINC;
+            dv.setUint16(pc + 2, insn.var!);
+            dv.setInt16(pc + 4, insn.inc!);
+          } else {
+            b[pc] = OP.IINC;
+            b[pc + 1] = insn.var!;
+            b[pc + 2] = insn.inc! & 0xff;
+          }
+          break;
+        case Fmt.CP1:
+          if (emit[i] === OP.LDC) {
+            b[pc] = OP.LDC;
+            b[pc + 1] = insn.cp!;
+          } else {
+            b[pc] = OP.LDC_W;
+            dv.setUint16(pc + 1, insn.cp!);
+          }
+          break;
+        case Fmt.CP2:
+          b[pc] = op;
+          dv.setUint16(pc + 1, insn.cp!);
+          break;
+        case Fmt.INVOKEINTERFACE: {
+          b[pc] = op;
+          dv.setUint16(pc + 1, insn.cp!);
+          // The count is redundant with the descriptor (JVMS 6.5 invokeinterface); compute it when not given.
+          b[pc + 3] = insn.n ?? argSlots(cp.memberRef(insn.cp!).desc) + 1;
+          b[pc + 4] = 0;
+          break;
+        }
+        case Fmt.INVOKEDYNAMIC:
+          b[pc] = op;
+          dv.setUint16(pc + 1, insn.cp!);
+          break;
+        case Fmt.MULTIANEWARRAY:
+          b[pc] = op;
+          dv.setUint16(pc + 1, insn.cp!);
+          b[pc + 3] = insn.n!;
+          break;
+        case Fmt.BRANCH: {
+          const target = insn.target!.offset;
+          if (!wide[i]) {
+            b[pc] = op;
+            dv.setInt16(pc + 1, target - pc);
+          } else if (isConditionalBranch(op)) {
+            b[pc] = invertCondition(op);
+            dv.setInt16(pc + 1, 8);
+            b[pc + 3] = OP.GOTO_W;
+            dv.setInt32(pc + 4, target - (pc + 3));
+          } else {
+            b[pc] = op === OP.GOTO ? OP.GOTO_W : OP.JSR_W;
+            dv.setInt32(pc + 1, target - pc);
+          }
+          break;
+        }
+        case Fmt.BRANCH_W:
+          b[pc] = op;
+          dv.setInt32(pc + 1, insn.target!.offset - pc);
+          break;
+        case Fmt.TABLESWITCH: {
+          b[pc] = op;
+          let p = (pc + 4) & ~3; // padding bytes stay 0
+          dv.setInt32(p, insn.dflt!.offset - pc);
+          dv.setInt32(p + 4, insn.low!);
+          dv.setInt32(p + 8, insn.low! + insn.targets!.length - 1);
+          p += 12;
+          for (const t of insn.targets!) {
+            dv.setInt32(p, t.offset - pc);
+            p += 4;
+          }
+          break;
+        }
+        case Fmt.LOOKUPSWITCH: {
+          b[pc] = op;
+          let p = (pc + 4) & ~3;
+          const keys = insn.keys ?? [];
+          const targets = insn.targets ?? [];
+          dv.setInt32(p, insn.dflt!.offset - pc);
+          dv.setInt32(p + 4, keys.length);
+          p += 8;
+          for (let k = 0; k < keys.length; k++) {
+            dv.setInt32(p, keys[k]!);
+            dv.setInt32(p + 4, targets[k]!.offset - pc);
+            p += 8;
+          }
+          break;
+        }
+        default:
+          this.bug(`cannot encode opcode ${op}`);
+      }
+    }
+    return b;
+  }
+
+  /** Frames for the fall-through points of widened conditionals that do not have one yet. */
+  private extraFrames(): { label: Label; frame: Frame }[] {
+    const out: { label: Label; frame: Frame }[] = [];
+    if (this.cf.major < 50) return out; // no StackMapTable before version 50 (JVMS 4.7.4)
+    const { nodes, n, wide, ops, off, code } = this;
+    for (const i of this.branches) {
+      if (!wide[i] || !isConditionalBranch(ops[i]!)) continue;
+      let existing: Label | undefined;
+      let framed = false;
+      for (let j = i + 1; j < n && ops[j] === KIND_LABEL; j++) {
+        const l = nodes[j] as Label;
+        existing ??= l;
+        if (code.frames?.has(l)) framed = true;
+      }
+      if (framed) continue;
+      const at = off[i]! + 8;
+      if (at >= this.codeLength) continue; // falls off the code: the verifier rejects it either way
+      const insn = nodes[i] as Insn;
+      const label = existing ?? new Label();
+      label.offset = at;
+      let frame: Frame;
+      if (this.options.frameAt !== undefined) {
+        frame = this.options.frameAt(label, insn, i);
+      } else {
+        frame = frameBefore(this.cf, this.method, code, i);
+        execute(this.cf, frame, insn);
+      }
+      out.push({ label, frame });
+    }
+    return out;
+  }
+
+  private maxStack(): number {
+    const { nodes, n, ops, code } = this;
+    const cp = this.cf.cp;
+    const next = new Int32Array(n + 1);
+    next[n] = -1;
+    for (let i = n - 1; i >= 0; i--) next[i] = ops[i] === KIND_LABEL ? next[i + 1]! : i;
+    const heights = new Int32Array(n).fill(-1);
+    const work: number[] = [];
+    let max = 0;
+    const seed = (i: number, h: number): void => {
+      if (i < 0 || heights[i]! >= 0) return;
+      heights[i] = h;
+      if (h > max) max = h;
+      work.push(i);
+    };
+    const at = (l: Label): number => next[this.labelIndex.get(l)!]!;
+    seed(next[0]!, 0);
+    // A handler starts with just the exception; a framed position (possibly unreachable, but still
+    // verified) with its frame's stack.
+    for (const tc of code.tryCatch) seed(at(tc.handler), 1);
+    if (code.frames !== null) for (const [l, f] of code.frames) if (this.hasLabel(l)) seed(at(l), words(f.stack));
+    while (work.length > 0) {
+      const i = work.pop()!;
+      const insn = nodes[i] as Insn;
+      const op = insn.op;
+      const h = heights[i]!;
+      const h2 = h + stackEffect(cp, insn);
+      if (h2 > max) max = h2;
+      if (op === OP.JSR) {
+        seed(at(insn.target!), h2);
+        seed(next[i + 1]!, h); // the subroutine returns with the height it was called with
+        continue;
+      }
+      if (insn.target !== undefined) seed(at(insn.target), h2);
+      if (insn.targets !== undefined) {
+        seed(at(insn.dflt!), h2);
+        for (const t of insn.targets) seed(at(t), h2);
+      }
+      if (!isUnconditionalTransfer(op)) seed(next[i + 1]!, h2);
+    }
+    return max;
+  }
+
+  private maxLocals(frames: readonly { frame: Frame }[]): number {
+    let max = argSlots(this.method.desc) + ((this.method.access & ACC.STATIC) === 0 ? 1 : 0);
+    const { nodes, n, ops } = this;
+    for (let i = 0; i < n; i++) {
+      const op = ops[i]!;
+      if (op === KIND_LABEL) continue;
+      const v = (nodes[i] as Insn).var;
+      if (v === undefined) continue;
+      const top = v + (op === OP.LLOAD || op === OP.DLOAD || op === OP.LSTORE || op === OP.DSTORE ? 2 : 1);
+      if (top > max) max = top;
+    }
+    for (const { frame } of frames) {
+      let len = frame.locals.length;
+      while (len > 0 && frame.locals[len - 1] === 'T') len--;
+      if (len > 0 && (frame.locals[len - 1] === 'J' || frame.locals[len - 1] === 'D')) len++;
+      if (len > max) max = len;
+    }
+    return max;
+  }
+
+  private writeVType(w: ByteWriter, t: VType, offsets: () => Map<Insn, number>): void {
+    if (typeof t !== 'string') {
+      const at = offsets().get(t);
+      if (at === undefined || t.op !== OP.NEW) this.bug('a frame has uninitialized(new) for a new that is not in the code');
+      w.u1(8);
+      w.u2(at);
+      return;
+    }
+    switch (t) {
+      case 'T': w.u1(0); return;
+      case 'I': w.u1(1); return;
+      case 'F': w.u1(2); return;
+      case 'D': w.u1(3); return;
+      case 'J': w.u1(4); return;
+      case 'N': w.u1(5); return;
+      case 'U': w.u1(6); return;
+      default:
+        if (t[0] !== 'L' && t[0] !== '[') this.bug(`bad verification type '${t}'`);
+        w.u1(7);
+        w.u2(classRef(this.cf.cp, classNameOfVType(t)));
+    }
+  }
+
+  private encodeFrames(frames: { label: Label; frame: Frame }[], offsets: () => Map<Insn, number>): Uint8Array {
+    const w = new ByteWriter(64 + frames.length * 8);
+    w.u2(frames.length);
+    let prev: VType[] = initialLocalEntries(this.cf, this.method);
+    let prevOffset = -1;
+    const kinds = this.code.frameKinds;
+    for (const { label, frame } of frames) {
+      const offset = label.offset;
+      const delta = prevOffset < 0 ? offset : offset - prevOffset - 1;
+      prevOffset = offset;
+      let cur: VType[];
+      try {
+        cur = compressLocals(frame.locals);
+      } catch (e) {
+        this.bug(`frame at ${offset}: ${(e as Error).message}`);
+      }
+      const stack = frame.stack;
+      const recorded = kinds.get(label);
+      let kind = -1;
+      if (recorded !== undefined) {
+        // Reuse the kind read where it is still valid for the exact locals (trailing Tops and all),
+        // so an unchanged method encodes to the same bytes.
+        const c = kindCategory(recorded);
+        const ns = stack.length;
+        if (c === 0 || c === 64) {
+          if (delta < 64 && ns === c / 64 && sameList(cur, prev)) kind = c + delta;
+        } else if (c === 247) {
+          if (ns === 1 && sameList(cur, prev)) kind = 247;
+        } else if (c < 251) {
+          if (ns === 0 && prev.length - cur.length === 251 - c && isPrefix(cur, prev)) kind = c;
+        } else if (c === 251) {
+          if (ns === 0 && sameList(cur, prev)) kind = 251;
+        } else if (c < 255) {
+          if (ns === 0 && cur.length - prev.length === c - 251 && isPrefix(prev, cur)) kind = c;
+        } else {
+          kind = 255;
+        }
+      }
+      if (kind < 0) {
+        // Trailing Tops are the same as absent locals to the verifier; drop them to compress.
+        let len = cur.length;
+        while (len > 0 && cur[len - 1] === 'T') len--;
+        if (len < cur.length) cur = cur.slice(0, len);
+        const ns = stack.length;
+        const same = sameList(cur, prev);
+        if (ns === 0 && same) kind = delta < 64 ? delta : 251;
+        else if (ns === 1 && same) kind = delta < 64 ? 64 + delta : 247;
+        else if (ns === 0 && cur.length < prev.length && prev.length - cur.length <= 3 && isPrefix(cur, prev)) {
+          kind = 251 - (prev.length - cur.length);
+        } else if (ns === 0 && cur.length > prev.length && cur.length - prev.length <= 3 && isPrefix(prev, cur)) {
+          kind = 251 + (cur.length - prev.length);
+        } else kind = 255;
+      }
+      w.u1(kind);
+      if (kind >= 247) w.u2(delta);
+      if (kind >= 64 && kind < 128) {
+        this.writeVType(w, stack[0]!, offsets);
+      } else if (kind === 247) {
+        this.writeVType(w, stack[0]!, offsets);
+      } else if (kind > 251 && kind < 255) {
+        for (let k = prev.length; k < cur.length; k++) this.writeVType(w, cur[k]!, offsets);
+      } else if (kind === 255) {
+        w.u2(cur.length);
+        for (const t of cur) this.writeVType(w, t, offsets);
+        w.u2(stack.length);
+        for (const t of stack) this.writeVType(w, t, offsets);
+      }
+      prev = cur;
+    }
+    return w.toBytes();
+  }
+
+  encode(): RawAttribute {
+    const { cf, method, code } = this;
+    const cp = cf.cp;
+    const bytes = this.encodeInstructions();
+    const codeLength = this.codeLength;
+    let offsetsMap: Map<Insn, number> | undefined;
+    const offsets = (): Map<Insn, number> => (offsetsMap ??= this.insnOffsets());
+
+    // Frames in offset order, plus those the widening needs.
+    let frames: { label: Label; frame: Frame }[] = [];
+    if (code.frames !== null) {
+      for (const [label, frame] of code.frames) {
+        if (!this.hasLabel(label)) continue; // its code was removed
+        frames.push({ label, frame });
+      }
+    }
+    const extra = this.extraFrames();
+    if (extra.length > 0) frames = frames.concat(extra);
+    let sorted = true;
+    for (let k = 1; k < frames.length; k++) if (frames[k]!.label.offset <= frames[k - 1]!.label.offset) sorted = false;
+    if (!sorted) {
+      frames.sort((a, b) => a.label.offset - b.label.offset);
+      const dedup: typeof frames = [];
+      for (const f of frames) {
+        const last = dedup[dedup.length - 1];
+        if (last !== undefined && last.label.offset === f.label.offset) {
+          if (!sameList(last.frame.locals, f.frame.locals) || !sameList(last.frame.stack, f.frame.stack)) {
+            this.bug(`two different stack map frames at offset ${f.label.offset}`);
+          }
+          continue;
+        }
+        dedup.push(f);
+      }
+      frames = dedup;
+    }
+    for (const f of frames) {
+      if (f.label.offset >= codeLength) this.bug(`a stack map frame at offset ${f.label.offset}, at the end of the code`);
+    }
+
+    const maxStack = Math.max(code.maxStack, this.maxStack());
+    const maxLocals = Math.max(code.maxLocals, this.maxLocals(frames));
+    if (maxStack > 0xffff || maxLocals > 0xffff) this.bug(`max_stack ${maxStack} or max_locals ${maxLocals} exceeds 65535`);
+
+    const w = new ByteWriter(codeLength + 256);
+    w.u2(maxStack);
+    w.u2(maxLocals);
+    w.u4(codeLength);
+    w.bytes(bytes);
+
+    // exception_table; a range a transform emptied is dropped (HotSpot rejects start_pc >= end_pc).
+    const excIndex = new Int32Array(code.tryCatch.length).fill(-1);
+    const countAt = w.length;
+    w.u2(0);
+    let nExc = 0;
+    code.tryCatch.forEach((tc, k) => {
+      if (tc.start.offset >= tc.end.offset) return;
+      let ct = 0;
+      if (tc.catchType !== null) {
+        const i = tc.catchTypeIndex;
+        ct = i > 0 && cp.has(i) && cp.tag(i) === CONSTANT.Class && cp.className(i) === tc.catchType ? i : classRef(cp, tc.catchType);
+      }
+      w.u2(tc.start.offset);
+      w.u2(tc.end.offset);
+      w.u2(tc.handler.offset);
+      w.u2(ct);
+      excIndex[k] = nExc++;
+    });
+    if (nExc > 0xffff) this.bug('more than 65535 exception table entries');
+    w.patchU2(countAt, nExc);
+
+    const attrs: { nameIndex: number; info: Uint8Array }[] = [];
+    let wroteFrames = false;
+    const frameTable = (): Uint8Array => this.encodeFrames(frames, offsets);
+    for (const slot of code.attributes) {
+      switch (slot.kind) {
+        case 'raw':
+          attrs.push({ nameIndex: utf8Ref(cp, slot.attribute.nameIndex, slot.attribute.name), info: slot.attribute.info });
+          break;
+        case 'StackMapTable':
+          if (code.frames === null && frames.length === 0) break;
+          if (wroteFrames) break;
+          wroteFrames = true;
+          attrs.push({ nameIndex: utf8Ref(cp, slot.nameIndex, slot.kind), info: frameTable() });
+          break;
+        case 'LineNumberTable': {
+          const lw = new ByteWriter(2 + slot.entries.length * 4);
+          lw.u2(0);
+          let k = 0;
+          for (const e of slot.entries) {
+            if (!this.hasLabel(e.start) || e.start.offset >= codeLength) continue;
+            lw.u2(e.start.offset);
+            lw.u2(e.line);
+            k++;
+          }
+          lw.patchU2(0, k);
+          attrs.push({ nameIndex: utf8Ref(cp, slot.nameIndex, slot.kind), info: lw.toBytes() });
+          break;
+        }
+        case 'LocalVariableTable':
+        case 'LocalVariableTypeTable':
+          attrs.push({ nameIndex: utf8Ref(cp, slot.nameIndex, slot.kind), info: this.encodeLocals(slot.entries) });
+          break;
+        case 'RuntimeVisibleTypeAnnotations':
+        case 'RuntimeInvisibleTypeAnnotations':
+          attrs.push({
+            nameIndex: utf8Ref(cp, slot.nameIndex, slot.kind),
+            info: this.encodeTypeAnnotations(slot.annotations, excIndex, offsets),
+          });
+          break;
+      }
+    }
+    if (!wroteFrames && frames.length > 0) {
+      attrs.push({ nameIndex: cp.utf8Index('StackMapTable'), info: frameTable() });
+    }
+    w.u2(attrs.length);
+    for (const a of attrs) {
+      w.u2(a.nameIndex);
+      w.u4(a.info.length);
+      w.bytes(a.info);
+    }
+    const old = method.attributes.find((a) => a.name === 'Code');
+    return { nameIndex: utf8Ref(cp, old?.nameIndex, 'Code'), name: 'Code', info: w.toBytes() };
+  }
+
+  private encodeLocals(entries: readonly LocalVar[]): Uint8Array {
+    const w = new ByteWriter(2 + entries.length * 10);
+    w.u2(0);
+    let k = 0;
+    for (const e of entries) {
+      // Entries whose range a transform removed or reversed are dropped rather than written wrong.
+      if (!this.hasLabel(e.start) || !this.hasLabel(e.end)) continue;
+      const start = e.start.offset;
+      const end = e.end.offset;
+      if (start >= this.codeLength || end < start) continue;
+      w.u2(start);
+      w.u2(end - start);
+      w.u2(e.nameIndex);
+      w.u2(e.descIndex);
+      w.u2(e.index);
+      k++;
+    }
+    w.patchU2(0, k);
+    return w.toBytes();
+  }
+
+  private encodeTypeAnnotations(
+    list: readonly CodeTypeAnnotation[],
+    excIndex: Int32Array,
+    offsets: () => Map<Insn, number>,
+  ): Uint8Array {
+    const w = new ByteWriter(64);
+    w.u2(0);
+    let k = 0;
+    for (const a of list) {
+      const t = a.targetType;
+      if (t === 0x40 || t === 0x41) {
+        const ranges = (a.ranges ?? []).filter(
+          (r) => this.hasLabel(r.start) && this.hasLabel(r.end) && r.start.offset < this.codeLength && r.end.offset >= r.start.offset,
+        );
+        if (ranges.length === 0 && (a.ranges ?? []).length > 0) continue;
+        w.u1(t);
+        w.u2(ranges.length);
+        for (const r of ranges) {
+          w.u2(r.start.offset);
+          w.u2(r.end.offset - r.start.offset);
+          w.u2(r.index);
+        }
+      } else if (t === 0x42) {
+        const i = a.index!;
+        const mapped = i >= 0 && i < excIndex.length ? excIndex[i]! : i;
+        if (mapped < 0) continue;
+        w.u1(t);
+        w.u2(mapped);
+      } else if (t >= 0x43 && t <= 0x4b) {
+        const at = a.insn === undefined ? undefined : offsets().get(a.insn);
+        if (at === undefined) continue;
+        w.u1(t);
+        w.u2(at);
+        if (t >= 0x47) w.u1(a.index!);
+      } else {
+        this.bug(`type annotation target_type 0x${t.toString(16)} does not belong in a Code attribute`);
+      }
+      w.bytes(a.rest);
+      k++;
+    }
+    w.patchU2(0, k);
+    return w.toBytes();
+  }
+}

@@ -1,0 +1,105 @@
+import { basename, dirname, extname, join } from 'node:path';
+import { statSync } from 'node:fs';
+import type { Argv, CommandModule } from 'yargs';
+import { instrumentProgram, type InstrumentSummary } from '../../instrument/program.js';
+import { assertSafeOutput } from '../../jar/index.js';
+import { UsageError } from '../../errors.js';
+import { progressBar } from '../progress.js';
+
+interface InstrumentArgs {
+  input: string;
+  output?: string;
+  classpath: string[];
+  include: string[];
+  exclude: string[];
+  checks: 'all' | 'optimized';
+  'max-path': number;
+  'leaf-opt': boolean;
+  callbacks: boolean;
+  'skip-broken': boolean;
+  quiet: boolean;
+  'report-json'?: string;
+}
+
+export function defaultOutput(input: string): string {
+  let isDir = false;
+  try {
+    isDir = statSync(input).isDirectory();
+  } catch {
+    // A missing input is reported by the reader, with its path.
+  }
+  if (isDir) return input.replace(/\/+$/, '') + '-komorium';
+  const ext = extname(input) || '.jar';
+  return join(dirname(input), basename(input, ext) + '-komorium' + ext);
+}
+
+export function formatSummary(s: InstrumentSummary): string {
+  const t = s.totals;
+  const lines = [
+    `instrumented ${s.input} -> ${s.output}`,
+    `  classes   ${s.classes} (${s.instrumentedClasses} rewritten, ${s.excludedClasses} left alone by --include/--exclude, ${s.skippedClasses.length} broken and copied)`,
+    `  methods   ${t.methods} (${t.instrumented} instrumented, ${t.leaf} leaf, ${t.wrappers} wrappers, ${t.reverseWrappers} reverse wrappers, ${t.forwarders} forwarders)`,
+    `  inserted  ${t.blocks} blocks, ${t.counters} counters, ${t.checks} granularity checks` +
+      (t.checksDropped ? ` (${t.checksDropped} checks not placed in unreachable code)` : ''),
+    `  calls     ${t.extendedCalls} pass the reified stack, ${t.callouts} call out to uninstrumented code`,
+    `  left as they were: ${s.leftAsIs.length} methods`,
+  ];
+  for (const l of s.leftAsIs) lines.push(`    ${l.className.replace(/\//g, '.')}.${l.method}: ${l.reason}`);
+  for (const w of s.warnings) lines.push(`warning: ${w}`);
+  return lines.join('\n');
+}
+
+export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
+  command: 'instrument <input>',
+  describe: 'Rewrite every class of a jar or class folder so that it profiles itself',
+  builder: (y: Argv) =>
+    y
+      .positional('input', { type: 'string', demandOption: true, describe: 'a jar, or a folder of .class files' })
+      .option('output', { alias: 'o', type: 'string', describe: 'output jar or folder [default: <input>-komorium.jar]' })
+      .option('classpath', { alias: 'cp', type: 'string', array: true, default: [], describe: 'jars the input needs but that are not rewritten' })
+      .option('include', { type: 'string', array: true, default: [], describe: 'rewrite only classes matching (com.foo.**, com.foo.*, *Test)' })
+      .option('exclude', { type: 'string', array: true, default: [], describe: 'leave classes matching as they are' })
+      .option('checks', { choices: ['all', 'optimized'] as const, default: 'optimized' as const, describe: 'granularity checks in every block, or per seed 002 §5.2' })
+      .option('max-path', { type: 'number', default: 50, describe: 'split blocks and place checks so no path runs more bytecodes unchecked (0 = off)' })
+      .option('leaf-opt', { type: 'boolean', default: true, describe: 'leaf methods push their identifier only when sampled (§5.1); --no-leaf-opt to compare' })
+      .option('callbacks', { type: 'boolean', default: true, describe: 'callbacks from uninstrumented code continue the caller\'s calling context' })
+      .option('skip-broken', { type: 'boolean', default: false, describe: 'copy classes that do not parse unchanged, with a warning, instead of failing' })
+      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print only warnings' })
+      .option('report-json', { type: 'string', describe: 'also write the per-class report as JSON to this file' })
+      .example('$0 instrument app.jar', 'writes app-komorium.jar')
+      .example('java -Dkomorium.out=app.kprof -jar app-komorium.jar', 'run it; the profile is written at exit')
+      .check((a) => {
+        if (!Number.isInteger(a['max-path']) || a['max-path'] < 0) throw new UsageError('--max-path must be a whole number >= 0');
+        return true;
+      }) as unknown as Argv<InstrumentArgs>,
+  handler: async (args) => {
+    const output = args.output ?? defaultOutput(args.input);
+    assertSafeOutput(args.input, output);
+    const bar = progressBar('instrumenting');
+    const summary = await instrumentProgram({
+      input: args.input,
+      output,
+      classpath: args.classpath,
+      include: args.include,
+      exclude: args.exclude,
+      skipBroken: args['skip-broken'],
+      options: {
+        checks: args.checks,
+        maxPath: args['max-path'],
+        leafOpt: args['leaf-opt'],
+        callbacks: args.callbacks,
+      },
+      progress: bar?.update,
+    });
+    bar?.done();
+    if (args['report-json']) {
+      const { writeFileSync } = await import('node:fs');
+      writeFileSync(args['report-json'], JSON.stringify(summary, null, 2) + '\n');
+    }
+    if (args.quiet) {
+      for (const w of summary.warnings) process.stderr.write(`warning: ${w}\n`);
+    } else {
+      process.stdout.write(formatSummary(summary) + '\n');
+    }
+  },
+};

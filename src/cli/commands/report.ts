@@ -1,0 +1,95 @@
+import type { Argv, CommandModule } from 'yargs';
+import { UsageError } from '../../errors.js';
+import { readProfile } from '../../profile/read.js';
+import type { Profile } from '../../profile/model.js';
+import { renderCollapsed } from '../../report/collapsed.js';
+import { renderHtml } from '../../report/html.js';
+import { renderJson } from '../../report/json.js';
+import { parseCount, parsePercent, writeOutput } from '../../report/output.js';
+import { renderText } from '../../report/text.js';
+
+export const REPORT_FORMATS = ['text', 'collapsed', 'json', 'html'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+interface ReportArgs {
+  profile: string;
+  format?: ReportFormat;
+  output?: string;
+  top: number;
+  depth?: number;
+  threshold: string | number;
+  'raw-descriptors': boolean;
+  value: 'samples' | 'bytecodes';
+}
+
+/** `-o flame.html` alone should give a flame graph, not a text file named .html. */
+export function formatFromOutput(output: string | undefined): ReportFormat | undefined {
+  if (output === undefined) return undefined;
+  if (/\.html?$/i.test(output)) return 'html';
+  if (/\.json$/i.test(output)) return 'json';
+  if (/\.(folded|collapsed)$/i.test(output)) return 'collapsed';
+  return undefined;
+}
+
+export interface ReportOptions {
+  format: ReportFormat;
+  top?: number;
+  depth?: number;
+  threshold?: number;
+  rawDescriptors?: boolean;
+  value?: 'samples' | 'bytecodes';
+}
+
+export function renderReport(profile: Profile, o: ReportOptions): string {
+  switch (o.format) {
+    case 'text':
+      return renderText(profile, o);
+    case 'collapsed':
+      return renderCollapsed(profile, o);
+    case 'json':
+      return renderJson(profile, o);
+    case 'html':
+      return renderHtml(profile, o);
+  }
+}
+
+export const reportCommand: CommandModule<object, ReportArgs> = {
+  command: 'report <profile>',
+  describe: 'Show a profile: hottest methods and call paths, folded stacks, JSON or an HTML flame graph',
+  builder: (y: Argv) =>
+    y
+      .positional('profile', { type: 'string', demandOption: true, describe: 'a .kprof file written by an instrumented program' })
+      .option('format', {
+        alias: 'f',
+        choices: REPORT_FORMATS,
+        describe: 'text: hot methods, paths and call tree; collapsed: folded stacks for flamegraph.pl or speedscope; ' +
+          'json: methods and tree for scripts; html: interactive flame graph in one file [default: from -o, else text]',
+      })
+      .option('output', { alias: 'o', type: 'string', describe: 'write to this file instead of stdout' })
+      .option('top', { type: 'number', default: 20, describe: 'rows in the hottest methods and call paths lists' })
+      .option('depth', { type: 'number', describe: 'call tree: show at most this many levels' })
+      .option('threshold', { type: 'string', default: '1', describe: 'call tree: fold contexts under this percentage of the total' })
+      .option('raw-descriptors', { type: 'boolean', default: false, describe: 'name methods as in the class file: com/foo/Bar.baz(ILjava/lang/String;)V' })
+      .option('value', {
+        choices: ['samples', 'bytecodes'] as const,
+        default: 'samples' as const,
+        describe: 'collapsed: count samples, or estimated bytecodes (counter share × total bytecodes)',
+      })
+      .example('$0 report app.kprof', 'hottest methods, hottest call paths and the call tree')
+      .example('$0 report app.kprof -o flame.html', 'interactive flame graph: click to zoom, search, hover for numbers')
+      .example('$0 report app.kprof --format collapsed | flamegraph.pl > flame.svg', 'folded stacks for Brendan Gregg\'s FlameGraph (or speedscope)')
+      .example('$0 report app.kprof --depth 6 --threshold 0.5', 'a deeper look at the call tree') as unknown as Argv<ReportArgs>,
+  handler: (args) => {
+    const format = args.format ?? formatFromOutput(args.output) ?? 'text';
+    const options: ReportOptions = {
+      format,
+      top: parseCount(args.top, '--top', 1),
+      depth: args.depth === undefined ? undefined : parseCount(args.depth, '--depth', 1),
+      threshold: parsePercent(args.threshold, '--threshold', { min: 0, max: 100 }),
+      rawDescriptors: args['raw-descriptors'],
+      value: args.value,
+    };
+    if (args.output !== undefined && args.output === args.profile) throw new UsageError(`--output ${args.output} would overwrite the profile it reports on`);
+    writeOutput(args.output, renderReport(readProfile(args.profile), options));
+  },
+};

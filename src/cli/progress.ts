@@ -1,0 +1,27 @@
+/**
+ * A progress bar for big jars, drawn only when both stdout and stderr are terminals: build logs
+ * and pipes get no escape codes.
+ */
+export interface Progress {
+  update: (done: number, total: number) => void;
+  done: () => void;
+}
+
+export function progressBar(label: string): Progress | undefined {
+  if (!process.stdout.isTTY || !process.stderr.isTTY || process.env.CI) return undefined;
+  let last = -1;
+  return {
+    update(done, total) {
+      if (total < 200) return;
+      const pct = Math.floor((done * 100) / total);
+      if (pct === last) return;
+      last = pct;
+      const width = 30;
+      const filled = Math.round((pct * width) / 100);
+      process.stderr.write(`\r${label} [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${pct}% (${done}/${total})`);
+    },
+    done() {
+      if (last >= 0) process.stderr.write('\r\x1b[K');
+    },
+  };
+}

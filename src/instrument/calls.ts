@@ -1,0 +1,105 @@
+/**
+ * Call sites (seed 002 §4.1, GUIDE §3 "Call sites"): a call passes the extra arguments only when
+ * the method it resolves to is declared in an instrumented class that gives it an extended
+ * version. That is decided from the class hierarchy (JVMS 5.4.3.3/5.4.3.4), never from names.
+ * Every other call is a call-out: it may reach uninstrumented code that calls back into
+ * instrumented code, so the caller's reified stack is published in TC.outStack/outSp first.
+ */
+import type { ClassHierarchy } from '../hierarchy/hierarchy.js';
+import { parseMethodDescriptor } from '../classfile/descriptor.js';
+import { OP } from '../bytecode/opcodes.js';
+import { callsExtended, methodKey, type ClassPlan } from './plan.js';
+
+export type CallDecision =
+  /** Call the extended method: same owner, name and invoke kind, descriptor with the extra arguments. */
+  | 'extended'
+  /** Keep the call and publish the reified stack around it. */
+  | 'callout'
+  /** Keep the call; the callee provably cannot call back into instrumented code. */
+  | 'plain';
+
+export interface CallSite {
+  op: number;
+  owner: string;
+  name: string;
+  desc: string;
+  isInterface: boolean;
+}
+
+export interface ProgramView {
+  plans: Map<string, ClassPlan>;
+  hierarchy: ClassHierarchy;
+  /** Called when a decision needs a type that is not available; the call then keeps its signature. */
+  missingType(site: CallSite, missing: string): void;
+  /** Whether the class implements java.io.Serializable (false, with a warning, when undecidable). */
+  isSerializable(name: string): boolean;
+}
+
+/** Classes of the JDK: they never extend or implement classes of the program (they cannot see them). */
+export function isJdkClass(name: string): boolean {
+  return (
+    name.startsWith('java/') ||
+    name.startsWith('javax/') ||
+    name.startsWith('jdk/') ||
+    name.startsWith('sun/') ||
+    name.startsWith('com/sun/') ||
+    name.startsWith('[')
+  );
+}
+
+/** Final JDK classes whose methods never call code they were not given. */
+const INERT_OWNERS = new Set([
+  'java/lang/Math',
+  'java/lang/StrictMath',
+  'java/lang/String',
+  'java/lang/StringBuilder',
+  'java/lang/StringBuffer',
+  'java/lang/Integer',
+  'java/lang/Long',
+  'java/lang/Short',
+  'java/lang/Byte',
+  'java/lang/Character',
+  'java/lang/Boolean',
+  'java/lang/Float',
+  'java/lang/Double',
+]);
+
+const INERT_METHODS = new Set([
+  'java/lang/System.arraycopy(Ljava/lang/Object;ILjava/lang/Object;II)V',
+  'java/lang/System.nanoTime()J',
+  'java/lang/System.currentTimeMillis()J',
+  'java/lang/System.identityHashCode(Ljava/lang/Object;)I',
+  'java/lang/String.equals(Ljava/lang/Object;)Z',
+  'java/lang/Object.getClass()Ljava/lang/Class;',
+]);
+
+/** Argument types through which no user code can be reached. */
+function isInertType(t: string): boolean {
+  return t.length === 1 || t === 'Ljava/lang/String;' || (t.length === 2 && t[0] === '[');
+}
+
+function isInertCall(site: CallSite): boolean {
+  if (INERT_METHODS.has(`${site.owner}.${site.name}${site.desc}`)) return true;
+  if (!INERT_OWNERS.has(site.owner) || site.op === OP.INVOKEDYNAMIC) return false;
+  return parseMethodDescriptor(site.desc).args.every(isInertType);
+}
+
+export function decideCall(site: CallSite, program: ProgramView): CallDecision {
+  if (site.op === OP.INVOKEDYNAMIC) return 'callout';
+  if (isJdkClass(site.owner)) return isInertCall(site) ? 'plain' : 'callout';
+  const key = methodKey(site.name, site.desc);
+  const ownerPlan = program.plans.get(site.owner);
+  // Resolution looks in the named class first, so a method declared there decides it.
+  const declared = ownerPlan?.methods.get(key);
+  if (ownerPlan && declared) return callsExtended(ownerPlan, declared) ? 'extended' : 'callout';
+  if (site.name === '<init>') return 'callout';
+  const resolved = program.hierarchy.resolveMethod(site.owner, site.name, site.desc, site.isInterface);
+  if (resolved.missing) {
+    program.missingType(site, resolved.missing);
+    return 'callout';
+  }
+  if (!resolved.declaringClass) return 'callout';
+  const plan = program.plans.get(resolved.declaringClass);
+  const m = plan?.methods.get(key);
+  return plan && m && callsExtended(plan, m) ? 'extended' : 'callout';
+}

@@ -1,0 +1,237 @@
+/**
+ * Rewrites one class (seed 002 §4): every method with code gets an extended version carrying the
+ * instrumented body and keeps a wrapper with its original signature; natives and abstract
+ * methods get extended stand-ins; method identifiers are created in <clinit>.
+ * A method that cannot be rewritten keeps its original code, gets a forwarding stand-in so that
+ * callers elsewhere stay valid, and is reported with the reason.
+ */
+import type { ClassFile } from '../classfile/classfile.js';
+import { ACC, type MemberInfo, type RawAttribute } from '../classfile/model.js';
+import { readCode } from '../bytecode/code-reader.js';
+import { writeCode } from '../bytecode/code-writer.js';
+import type { MethodCode } from '../bytecode/ir.js';
+import { OP } from '../bytecode/opcodes.js';
+import { simulateFrames } from '../analysis/frames.js';
+import { KomoriumError } from '../errors.js';
+import { RT } from './runtime-names.js';
+import type { ProgramView } from './calls.js';
+import { instrumentBody, extendedMember, NotInstrumentable, type BodyStats } from './method-body.js';
+import { emptyCode, forwarderCode, midInitCode, wrapperCode, MID_FIELD_ACCESS, type MidEntry } from './members.js';
+import { planClass, type MethodKind } from './plan.js';
+import { computePieces } from './pieces.js';
+import { op } from './emit.js';
+import { buildHolderClass } from './holder.js';
+import { addSerialVersionUID } from './serial.js';
+
+export interface InstrumentOptions {
+  checks: 'all' | 'optimized';
+  maxPath: number;
+  leafOpt: boolean;
+  callbacks: boolean;
+}
+
+export interface LeftAsIs {
+  method: string;
+  reason: string;
+}
+
+export interface ClassReport {
+  className: string;
+  methods: number;
+  instrumented: number;
+  wrappers: number;
+  reverseWrappers: number;
+  forwarders: number;
+  blocks: number;
+  counters: number;
+  checks: number;
+  checksDropped: number;
+  leaf: number;
+  extendedCalls: number;
+  callouts: number;
+  leftAsIs: LeftAsIs[];
+}
+
+export interface ClassResult {
+  bytes: Uint8Array;
+  /** Classes the transform adds beside this one (interface identifier holders): internal name → bytes. */
+  extra: { name: string; bytes: Uint8Array }[];
+  report: ClassReport;
+}
+
+function sourceFileOf(cf: ClassFile): string | null {
+  const a = cf.attributes.find((x) => x.name === 'SourceFile');
+  if (!a || a.info.length !== 2) return null;
+  try {
+    return cf.cp.utf8((a.info[0] << 8) | a.info[1]);
+  } catch {
+    return null;
+  }
+}
+
+function firstLine(code: MethodCode): number {
+  let min = -1;
+  for (const slot of code.attributes) {
+    if (slot.kind !== 'LineNumberTable') continue;
+    for (const e of slot.entries) if (min < 0 || e.line < min) min = e.line;
+  }
+  return min;
+}
+
+function codeAttribute(m: MemberInfo): RawAttribute | undefined {
+  return m.attributes.find((a) => a.name === 'Code');
+}
+
+export function instrumentClass(cf: ClassFile, program: ProgramView, options: InstrumentOptions): ClassResult {
+  const isInterface = (cf.access & ACC.INTERFACE) !== 0;
+  const report: ClassReport = {
+    className: cf.thisClass,
+    methods: cf.methods.length,
+    instrumented: 0,
+    wrappers: 0,
+    reverseWrappers: 0,
+    forwarders: 0,
+    blocks: 0,
+    counters: 0,
+    checks: 0,
+    checksDropped: 0,
+    leaf: 0,
+    extendedCalls: 0,
+    callouts: 0,
+    leftAsIs: [],
+  };
+  if (cf.cp.size > 1 && cf.methods.some((m) => m.desc.includes(RT.EXTRA_ARGS))) {
+    throw new KomoriumError(`${cf.entry}: class ${cf.thisClass.replace(/\//g, '.')} is already instrumented by komorium-ts`);
+  }
+  // Computed from the class as it was, before anything is added.
+  addSerialVersionUID(cf, () => program.isSerializable(cf.thisClass));
+  const plan = planClass(cf.thisClass, cf.access, cf.methods, true);
+  const midOwner = isInterface ? cf.thisClass + RT.INTERFACE_HOLDER_SUFFIX : cf.thisClass;
+  const mids: MidEntry[] = [];
+  const added: MemberInfo[] = [];
+  const needFramesFor = (code: MethodCode) => code.frames !== null || cf.major >= 51;
+  let clinit: { member: MemberInfo; code: MethodCode; original: boolean } | null = null;
+
+  const leave = (m: MemberInfo, reason: string) =>
+    report.leftAsIs.push({ method: `${m.name}${m.desc}`, reason });
+  const addStats = (s: BodyStats) => {
+    report.instrumented++;
+    report.blocks += s.pieces;
+    report.counters += s.counters;
+    report.checks += s.checks;
+    report.checksDropped += s.checksDropped;
+    report.extendedCalls += s.extendedCalls;
+    report.callouts += s.callouts;
+    if (s.leaf) report.leaf++;
+  };
+  const addForwarder = (m: MemberInfo, virtual: boolean) => {
+    const ext = extendedMember(cf, m);
+    ext.access &= ~(ACC.ABSTRACT | ACC.NATIVE);
+    ext.attributes = [writeCode(cf, ext, forwarderCode(cf, m, virtual, options.callbacks))];
+    added.push(ext);
+  };
+
+  for (const m of [...cf.methods]) {
+    const kind: MethodKind = plan.methods.get(m.name + m.desc)!.kind;
+    if (kind === 'none') continue;
+    if (kind === 'native') {
+      addForwarder(m, false);
+      report.reverseWrappers++;
+      continue;
+    }
+    if (kind === 'forwarder') {
+      addForwarder(m, true);
+      report.forwarders++;
+      continue;
+    }
+    const attr = codeAttribute(m);
+    if (!attr) throw new KomoriumError(`${cf.entry}: method ${m.name}${m.desc} has no Code attribute`);
+    const midIndex = mids.length;
+    const mid = { owner: midOwner, name: RT.MID_FIELD_PREFIX + midIndex };
+    const mode = kind === 'body' ? 'extended' : 'in-place';
+    const ext = kind === 'body' ? extendedMember(cf, m) : m;
+    let code: MethodCode | null = null;
+    try {
+      code = readCode(cf, m, attr);
+      const line = firstLine(code);
+      const pieces = computePieces(code, options);
+      const frames = needFramesFor(code) ? simulateFrames(cf, m, code) : null;
+      const stats = instrumentBody(cf, m, code, pieces, frames, program, {
+        mode,
+        leafOpt: options.leafOpt,
+        callbacks: options.callbacks,
+        mid,
+      });
+      if (m.name === '<clinit>') {
+        // The identifiers are initialised first in <clinit>; the in-place body goes after.
+        clinit = { member: m, code, original: false };
+      } else {
+        const encoded = writeCode(cf, ext, code);
+        if (kind === 'body') {
+          ext.attributes = [encoded];
+          replaceCode(m, writeCode(cf, m, wrapperCode(cf, m)));
+          added.push(ext);
+          report.wrappers++;
+        } else {
+          replaceCode(m, encoded);
+        }
+      }
+      mids.push({ field: mid.name, name: m.name, desc: m.desc, line });
+      addStats(stats);
+    } catch (e) {
+      if (!(e instanceof KomoriumError)) throw e;
+      const reason = e instanceof NotInstrumentable ? e.message : e.message.replace(/^[^:]*: /, '');
+      leave(m, reason);
+      if (kind === 'body') {
+        addForwarder(m, false);
+        report.forwarders++;
+      } else if (m.name === '<clinit>') {
+        clinit = { member: m, code: readCode(cf, m, attr), original: true };
+      }
+    }
+  }
+
+  const extra: { name: string; bytes: Uint8Array }[] = [];
+  if (mids.length > 0) {
+    const javaName = cf.thisClass.replace(/\//g, '.');
+    const source = sourceFileOf(cf);
+    if (isInterface) {
+      extra.push({ name: midOwner, bytes: buildHolderClass(cf, midOwner, javaName, source, mids) });
+    } else {
+      for (const e of mids) {
+        cf.fields.push({
+          access: MID_FIELD_ACCESS,
+          name: e.field,
+          desc: RT.MID_DESC,
+          nameIndex: cf.cp.utf8Index(e.field),
+          descIndex: cf.cp.utf8Index(RT.MID_DESC),
+          attributes: [],
+        });
+      }
+      const init = midInitCode(cf, cf.thisClass, javaName, source, mids);
+      if (clinit) {
+        clinit.code.nodes.unshift(...init);
+      } else {
+        const member: MemberInfo = {
+          access: ACC.STATIC | ACC.SYNTHETIC,
+          name: '<clinit>',
+          desc: '()V',
+          nameIndex: cf.cp.utf8Index('<clinit>'),
+          descIndex: cf.cp.utf8Index('()V'),
+          attributes: [],
+        };
+        member.attributes = [writeCode(cf, member, emptyCode([...init, op(OP.RETURN)]))];
+        added.push(member);
+      }
+    }
+  }
+  if (clinit) replaceCode(clinit.member, writeCode(cf, clinit.member, clinit.code));
+  cf.methods.push(...added);
+  return { bytes: cf.toBytes(), extra, report };
+}
+
+function replaceCode(m: MemberInfo, code: RawAttribute): void {
+  const i = m.attributes.findIndex((a) => a.name === 'Code');
+  if (i >= 0) m.attributes[i] = code;
+  else m.attributes.push(code);
+}

@@ -1,0 +1,97 @@
+/** Small constructors for the instructions the transforms insert. */
+import type { ConstantPool } from '../classfile/constant-pool.js';
+import type { Insn } from '../bytecode/ir.js';
+import { OP } from '../bytecode/opcodes.js';
+
+export function op(code: number): Insn {
+  return { op: code };
+}
+
+export function pushInt(cp: ConstantPool, v: number): Insn {
+  if (v >= -1 && v <= 5) return { op: OP.ICONST_0 + v };
+  if (v >= -128 && v <= 127) return { op: OP.BIPUSH, n: v };
+  if (v >= -32768 && v <= 32767) return { op: OP.SIPUSH, n: v };
+  return { op: OP.LDC, cp: cp.integerIndex(v) };
+}
+
+export function pushString(cp: ConstantPool, s: string | null): Insn {
+  return s === null ? { op: OP.ACONST_NULL } : { op: OP.LDC, cp: cp.stringIndex(s) };
+}
+
+export function load(opcode: number, v: number): Insn {
+  return { op: opcode, var: v };
+}
+
+export function field(cp: ConstantPool, opcode: number, owner: string, name: string, desc: string): Insn {
+  return { op: opcode, cp: cp.fieldrefIndex(owner, name, desc) };
+}
+
+export function invoke(
+  cp: ConstantPool,
+  opcode: number,
+  owner: string,
+  name: string,
+  desc: string,
+  isInterface = opcode === OP.INVOKEINTERFACE,
+): Insn {
+  const index = isInterface ? cp.interfaceMethodrefIndex(owner, name, desc) : cp.methodrefIndex(owner, name, desc);
+  return { op: opcode, cp: index };
+}
+
+/** The load instruction for a value of the given field descriptor. */
+export function loadOpFor(desc: string): number {
+  switch (desc[0]) {
+    case 'Z':
+    case 'B':
+    case 'C':
+    case 'S':
+    case 'I':
+      return OP.ILOAD;
+    case 'J':
+      return OP.LLOAD;
+    case 'F':
+      return OP.FLOAD;
+    case 'D':
+      return OP.DLOAD;
+    default:
+      return OP.ALOAD;
+  }
+}
+
+/** The return instruction for a method's return descriptor. */
+export function returnOpFor(ret: string): number {
+  switch (ret[0]) {
+    case 'V':
+      return OP.RETURN;
+    case 'Z':
+    case 'B':
+    case 'C':
+    case 'S':
+    case 'I':
+      return OP.IRETURN;
+    case 'J':
+      return OP.LRETURN;
+    case 'F':
+      return OP.FRETURN;
+    case 'D':
+      return OP.DRETURN;
+    default:
+      return OP.ARETURN;
+  }
+}
+
+export function isReturn(opcode: number): boolean {
+  return opcode >= OP.IRETURN && opcode <= OP.RETURN;
+}
+
+export function isInvoke(opcode: number): boolean {
+  return opcode >= OP.INVOKEVIRTUAL && opcode <= OP.INVOKEDYNAMIC;
+}
+
+export function isVarInsn(opcode: number): boolean {
+  return (opcode >= OP.ILOAD && opcode <= OP.ALOAD) || (opcode >= OP.ISTORE && opcode <= OP.ASTORE) || opcode === OP.IINC || opcode === OP.RET;
+}
+
+export function isWideVar(opcode: number): boolean {
+  return opcode === OP.LLOAD || opcode === OP.DLOAD || opcode === OP.LSTORE || opcode === OP.DSTORE;
+}

@@ -1,0 +1,77 @@
+/**
+ * Interfaces cannot have private fields, and public ones would show in getFields() of every
+ * implementing class, so an interface's method identifiers live in a synthetic holder class
+ * beside it, in the same package, with package-private fields.
+ */
+import { ClassFile } from '../classfile/classfile.js';
+import { ACC, type MemberInfo } from '../classfile/model.js';
+import { encodeMutf8 } from '../classfile/mutf8.js';
+import { writeCode } from '../bytecode/code-writer.js';
+import { OP } from '../bytecode/opcodes.js';
+import { RT } from './runtime-names.js';
+import { emptyCode, midInitCode, HOLDER_FIELD_ACCESS, type MidEntry } from './members.js';
+import { op } from './emit.js';
+
+/** The smallest valid class file: a name, a superclass, nothing else. */
+export function minimalClassBytes(name: string, superName: string, major: number, minor: number, access: number): Uint8Array {
+  const out: number[] = [];
+  const u1 = (v: number) => out.push(v & 0xff);
+  const u2 = (v: number) => out.push((v >> 8) & 0xff, v & 0xff);
+  const utf8 = (s: string) => {
+    const b = encodeMutf8(s);
+    u1(1);
+    u2(b.length);
+    for (const x of b) out.push(x);
+  };
+  u2(0xcafe);
+  u2(0xbabe);
+  u2(minor);
+  u2(major);
+  u2(5);
+  utf8(name);
+  u1(7);
+  u2(1);
+  utf8(superName);
+  u1(7);
+  u2(3);
+  u2(access);
+  u2(2);
+  u2(4);
+  u2(0);
+  u2(0);
+  u2(0);
+  u2(0);
+  return Uint8Array.from(out);
+}
+
+export function buildHolderClass(
+  iface: ClassFile,
+  holderName: string,
+  javaName: string,
+  source: string | null,
+  mids: MidEntry[],
+): Uint8Array {
+  const bytes = minimalClassBytes(holderName, 'java/lang/Object', iface.major, iface.minor, ACC.FINAL | ACC.SUPER | ACC.SYNTHETIC);
+  const cf = ClassFile.parse(bytes, `${holderName}.class`);
+  for (const e of mids) {
+    cf.fields.push({
+      access: HOLDER_FIELD_ACCESS,
+      name: e.field,
+      desc: RT.MID_DESC,
+      nameIndex: cf.cp.utf8Index(e.field),
+      descIndex: cf.cp.utf8Index(RT.MID_DESC),
+      attributes: [],
+    });
+  }
+  const clinit: MemberInfo = {
+    access: ACC.STATIC | ACC.SYNTHETIC,
+    name: '<clinit>',
+    desc: '()V',
+    nameIndex: cf.cp.utf8Index('<clinit>'),
+    descIndex: cf.cp.utf8Index('()V'),
+    attributes: [],
+  };
+  clinit.attributes = [writeCode(cf, clinit, emptyCode([...midInitCode(cf, holderName, javaName, source, mids), op(OP.RETURN)]))];
+  cf.methods.push(clinit);
+  return cf.toBytes();
+}

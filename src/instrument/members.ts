@@ -1,0 +1,148 @@
+/**
+ * Methods the transform adds or replaces whole (seed 002 §4.3): wrappers that keep the original
+ * signature, reverse wrappers for natives, forwarders for abstract methods and for bodies that
+ * could not be rewritten, and the initialisation of method identifiers (§4.4).
+ */
+import type { ClassFile } from '../classfile/classfile.js';
+import type { MemberInfo } from '../classfile/model.js';
+import { ACC } from '../classfile/model.js';
+import { argSlots, parseMethodDescriptor, typeSize } from '../classfile/descriptor.js';
+import type { Insn, MethodCode, Node } from '../bytecode/ir.js';
+import { OP } from '../bytecode/opcodes.js';
+import { RT, extendDescriptor } from './runtime-names.js';
+import { field, invoke, load, loadOpFor, op, pushInt, pushString, returnOpFor } from './emit.js';
+
+export function emptyCode(nodes: Node[]): MethodCode {
+  return { maxStack: 0, maxLocals: 0, nodes, tryCatch: [], attributes: [], frames: null, frameKinds: new Map() };
+}
+
+/** Loads `this` (if any) and every argument of `desc`. */
+function loadArgs(desc: string, isStatic: boolean): Insn[] {
+  const out: Insn[] = [];
+  let slot = 0;
+  if (!isStatic) out.push(load(OP.ALOAD, slot++));
+  for (const t of parseMethodDescriptor(desc).args) {
+    out.push(load(loadOpFor(t), slot));
+    slot += typeSize(t);
+  }
+  return out;
+}
+
+function selfInvoke(cf: ClassFile, m: MemberInfo, desc: string, virtual: boolean): Insn {
+  const isStatic = (m.access & ACC.STATIC) !== 0;
+  const isInterface = (cf.access & ACC.INTERFACE) !== 0;
+  const opcode = isStatic ? OP.INVOKESTATIC : virtual ? (isInterface ? OP.INVOKEINTERFACE : OP.INVOKEVIRTUAL) : OP.INVOKESPECIAL;
+  return invoke(cf.cp, opcode, cf.thisClass, m.name, desc, isInterface);
+}
+
+/**
+ * The original-signature method: `tc = TC.getTC(); stack = tc.enter(); sp = tc.enterSp;
+ * r = ext(args…, tc, stack, sp); tc.exit(stack, sp); return r`. Called by native code,
+ * reflection, the JDK and uninstrumented code exactly as before (§4.3).
+ */
+export function wrapperCode(cf: ClassFile, m: MemberInfo): MethodCode {
+  const cp = cf.cp;
+  const isStatic = (m.access & ACC.STATIC) !== 0;
+  const k = argSlots(m.desc) + (isStatic ? 0 : 1);
+  const [T, S, P] = [k, k + 1, k + 2];
+  const nodes: Node[] = [
+    invoke(cp, OP.INVOKESTATIC, RT.TC, 'getTC', `()${RT.TC_DESC}`),
+    load(OP.ASTORE, T),
+    load(OP.ALOAD, T),
+    invoke(cp, OP.INVOKEVIRTUAL, RT.TC, 'enter', `()${RT.STACK_DESC}`),
+    load(OP.ASTORE, S),
+    load(OP.ALOAD, T),
+    field(cp, OP.GETFIELD, RT.TC, 'enterSp', 'I'),
+    load(OP.ISTORE, P),
+    ...loadArgs(m.desc, isStatic),
+    load(OP.ALOAD, T),
+    load(OP.ALOAD, S),
+    load(OP.ILOAD, P),
+    selfInvoke(cf, m, extendDescriptor(m.desc), false),
+    load(OP.ALOAD, T),
+    load(OP.ALOAD, S),
+    load(OP.ILOAD, P),
+    invoke(cp, OP.INVOKEVIRTUAL, RT.TC, 'exit', `(${RT.STACK_DESC}I)V`),
+    op(returnOpFor(parseMethodDescriptor(m.desc).ret)),
+  ];
+  const code = emptyCode(nodes);
+  code.maxLocals = k + 3;
+  return code;
+}
+
+/**
+ * An extended method that drops the extra arguments and calls the original one: the reverse
+ * wrapper of a native method, the forwarder of an abstract method (virtual, so that subclasses
+ * that only know the original signature are reached), or the stand-in for a body that could not
+ * be rewritten. It is a call-out, so callbacks from the callee continue the reified stack.
+ */
+export function forwarderCode(cf: ClassFile, m: MemberInfo, virtual: boolean, callbacks: boolean): MethodCode {
+  const cp = cf.cp;
+  const isStatic = (m.access & ACC.STATIC) !== 0;
+  const k = argSlots(m.desc) + (isStatic ? 0 : 1);
+  const [T, S, P] = [k, k + 1, k + 2];
+  const nodes: Node[] = [];
+  if (callbacks) {
+    nodes.push(
+      load(OP.ALOAD, T),
+      load(OP.ALOAD, S),
+      field(cp, OP.PUTFIELD, RT.TC, 'outStack', RT.STACK_DESC),
+      load(OP.ALOAD, T),
+      load(OP.ILOAD, P),
+      field(cp, OP.PUTFIELD, RT.TC, 'outSp', 'I'),
+    );
+  }
+  nodes.push(...loadArgs(m.desc, isStatic), selfInvoke(cf, m, m.desc, virtual));
+  if (callbacks) nodes.push(load(OP.ALOAD, T), op(OP.ICONST_M1), field(cp, OP.PUTFIELD, RT.TC, 'outSp', 'I'));
+  nodes.push(op(returnOpFor(parseMethodDescriptor(m.desc).ret)));
+  const code = emptyCode(nodes);
+  code.maxLocals = k + 3;
+  return code;
+}
+
+export interface MidEntry {
+  field: string;
+  name: string;
+  desc: string;
+  line: number;
+}
+
+/** Largest packed string per ldc: a CONSTANT_Utf8 holds at most 65,535 bytes. */
+const CHUNK = 60_000;
+
+/**
+ * `MIDImpl.forClass(className, sourceFile, "name\tdesc\tline\n…")` returns the identifiers of a
+ * class in one call; each is stored in its static final field. One ldc per class instead of five
+ * per method keeps <clinit> small and the constant pool short.
+ */
+export function midInitCode(cf: ClassFile, owner: string, javaName: string, source: string | null, mids: MidEntry[]): Insn[] {
+  const cp = cf.cp;
+  const out: Insn[] = [];
+  for (let start = 0; start < mids.length; ) {
+    let size = 0;
+    let end = start;
+    let packed = '';
+    while (end < mids.length) {
+      const line = `${mids[end].name}\t${mids[end].desc}\t${mids[end].line}\n`;
+      if (size + line.length * 3 > CHUNK && end > start) break;
+      packed += line;
+      size += line.length * 3;
+      end++;
+    }
+    out.push(
+      pushString(cp, javaName),
+      pushString(cp, source),
+      pushString(cp, packed),
+      invoke(cp, OP.INVOKESTATIC, RT.MID_IMPL, 'forClass', `(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;)[${RT.MID_DESC}`),
+    );
+    for (let i = start; i < end; i++) {
+      out.push(op(OP.DUP), pushInt(cp, i - start), op(OP.AALOAD), field(cp, OP.PUTSTATIC, owner, mids[i].field, RT.MID_DESC));
+    }
+    out.push(op(OP.POP));
+    start = end;
+  }
+  return out;
+}
+
+export const MID_FIELD_ACCESS = ACC.PRIVATE | ACC.STATIC | ACC.FINAL | ACC.SYNTHETIC;
+export const HOLDER_FIELD_ACCESS = ACC.STATIC | ACC.FINAL | ACC.SYNTHETIC;

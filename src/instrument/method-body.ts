@@ -1,0 +1,281 @@
+/**
+ * The Komorium rewrite of one method body (seed 002 §4.1, §4.2, §5.1, §5.2):
+ * push the method identifier on entry, decrement the thread's bytecode counter at the start of
+ * every block (piece) by its number of original instructions, test it where a check is placed,
+ * pass the reified stack to extended callees, and publish it around call-outs.
+ *
+ * Frames are not recomputed: the inserted code is stack-neutral and touches only the three new
+ * locals, whose types never change, so every existing stack map frame stays true once the new
+ * locals are added to it, and a new branch target (after a check) has the frame of the block
+ * it guards, found by straight-line simulation from the nearest preceding frame. No class
+ * hierarchy is needed, and nothing is guessed.
+ */
+import type { ClassFile } from '../classfile/classfile.js';
+import type { MemberInfo } from '../classfile/model.js';
+import { ACC } from '../classfile/model.js';
+import { argSlots, parseMethodDescriptor } from '../classfile/descriptor.js';
+import { Label, isLabel, type Frame, type Insn, type MethodCode, type Node, type VType } from '../bytecode/ir.js';
+import { OP } from '../bytecode/opcodes.js';
+import { RT, extendDescriptor } from './runtime-names.js';
+import { field, invoke, isInvoke, isReturn, isVarInsn, isWideVar, load, op, pushInt } from './emit.js';
+import { decideCall, type ProgramView } from './calls.js';
+import { KomoriumError } from '../errors.js';
+
+/** One counted piece of a basic block: MaxPath splits long blocks into several (§4.2). */
+export interface Piece {
+  /** Node index of the piece's first instruction in the original code. */
+  firstInsn: number;
+  insnCount: number;
+  check: boolean;
+}
+
+export interface BodyOptions {
+  /** 'extended': the three extra arguments are parameters; 'in-place': fetched at entry into new locals. */
+  mode: 'extended' | 'in-place';
+  leafOpt: boolean;
+  /** Publish the reified stack around call-outs so callbacks continue it. */
+  callbacks: boolean;
+  /** Where the method identifier lives. */
+  mid: { owner: string; name: string };
+}
+
+export interface BodyStats {
+  pieces: number;
+  counters: number;
+  checks: number;
+  /** Checks that could not be placed because no frame is known there (dead code). */
+  checksDropped: number;
+  extendedCalls: number;
+  callouts: number;
+  leaf: boolean;
+}
+
+/** A method this transform cannot rewrite; the caller keeps the original and reports the reason. */
+export class NotInstrumentable extends KomoriumError {
+  override name = 'NotInstrumentable';
+}
+
+const TC_FIELD = { counter: 'instrCounter', outStack: 'outStack', outSp: 'outSp', enterSp: 'enterSp' };
+
+export function instrumentBody(
+  cf: ClassFile,
+  method: MemberInfo,
+  code: MethodCode,
+  pieces: Piece[],
+  /** Frame before each original node, or null where unknown; null when the method needs no frames. */
+  framesBefore: (Frame | null)[] | null,
+  program: ProgramView,
+  options: BodyOptions,
+): BodyStats {
+  const cp = cf.cp;
+  const isStatic = (method.access & ACC.STATIC) !== 0;
+  const k = argSlots(method.desc) + (isStatic ? 0 : 1);
+  const inPlace = options.mode === 'in-place';
+  const base = inPlace ? Math.max(code.maxLocals, k) : k;
+  const tcVar = base;
+  const stackVar = base + 1;
+  const spVar = base + 2;
+  const sp0Var = base + 3;
+  const shift = inPlace ? 0 : 3;
+
+  const hasInvoke = code.nodes.some((n) => !isLabel(n) && isInvoke(n.op));
+  const leaf = options.leafOpt && !inPlace && !hasInvoke;
+  const stats: BodyStats = {
+    pieces: pieces.length,
+    counters: 0,
+    checks: 0,
+    checksDropped: 0,
+    extendedCalls: 0,
+    callouts: 0,
+    leaf,
+  };
+
+  const extraTypes: VType[] = inPlace ? [...RT.EXTRA_VTYPES, 'I'] : [...RT.EXTRA_VTYPES];
+  const adapt = (f: Frame): Frame => {
+    if (!inPlace) {
+      const before = f.locals.slice(0, k);
+      if (before.length === k && (before[k - 1] === 'J' || before[k - 1] === 'D')) {
+        throw new NotInstrumentable('a two-slot local straddles the last argument slot');
+      }
+      while (before.length < k) before.push('T');
+      return { locals: [...before, ...extraTypes, ...f.locals.slice(k)], stack: f.stack.slice() };
+    }
+    const locals = f.locals.slice(0, base);
+    while (locals.length < base) locals.push('T');
+    return { locals: [...locals, ...extraTypes], stack: f.stack.slice() };
+  };
+
+  const getMid = (): Insn => field(cp, OP.GETSTATIC, options.mid.owner, options.mid.name, RT.MID_DESC);
+  const newFrames = code.frames !== null || framesBefore !== null ? new Map<Label, Frame>() : null;
+  if (code.frames) for (const [label, f] of code.frames) newFrames!.set(label, adapt(f));
+
+  const out: Node[] = [];
+  // Entry: before every label, so that a loop whose header is the first instruction does not push again.
+  if (inPlace) {
+    out.push(
+      invoke(cp, OP.INVOKESTATIC, RT.TC, 'getTC', `()${RT.TC_DESC}`),
+      load(OP.ASTORE, tcVar),
+      load(OP.ALOAD, tcVar),
+      invoke(cp, OP.INVOKEVIRTUAL, RT.TC, 'enter', `()${RT.STACK_DESC}`),
+      load(OP.ASTORE, stackVar),
+      load(OP.ALOAD, tcVar),
+      field(cp, OP.GETFIELD, RT.TC, TC_FIELD.enterSp, 'I'),
+      op(OP.DUP),
+      load(OP.ISTORE, sp0Var),
+      load(OP.ISTORE, spVar),
+    );
+  }
+  if (!leaf) {
+    out.push(
+      load(OP.ALOAD, stackVar),
+      load(OP.ILOAD, spVar),
+      getMid(),
+      invoke(cp, OP.INVOKESTATIC, RT.TC, 'push', `(${RT.STACK_DESC}I${RT.MID_DESC})I`),
+      load(OP.ISTORE, spVar),
+    );
+  }
+
+  const pieceAt = new Map<number, Piece>();
+  for (const p of pieces) pieceAt.set(p.firstInsn, p);
+
+  const nodes = code.nodes;
+  for (let i = 0; i < nodes.length; i++) {
+    const n = nodes[i];
+    if (isLabel(n)) {
+      out.push(n);
+      continue;
+    }
+    const piece = pieceAt.get(i);
+    if (piece) emitCounter(piece, i);
+    if (shift && isVarInsn(n.op) && n.var! >= k) {
+      if (n.var === k - 1 && isWideVar(n.op)) throw new NotInstrumentable('a two-slot local straddles the last argument slot');
+      n.var! += shift;
+    } else if (shift && isVarInsn(n.op) && n.var === k - 1 && isWideVar(n.op)) {
+      throw new NotInstrumentable('a two-slot local straddles the last argument slot');
+    }
+    if (inPlace && isReturn(n.op)) {
+      out.push(
+        load(OP.ALOAD, tcVar),
+        load(OP.ALOAD, stackVar),
+        load(OP.ILOAD, sp0Var),
+        invoke(cp, OP.INVOKEVIRTUAL, RT.TC, 'exit', `(${RT.STACK_DESC}I)V`),
+      );
+    }
+    if (isInvoke(n.op)) {
+      rewriteCall(n);
+      continue;
+    }
+    out.push(n);
+  }
+
+  if (shift) {
+    for (const slot of code.attributes) {
+      if (slot.kind === 'LocalVariableTable' || slot.kind === 'LocalVariableTypeTable') {
+        for (const e of slot.entries) if (e.index >= k) e.index += shift;
+      } else if (slot.kind === 'RuntimeVisibleTypeAnnotations' || slot.kind === 'RuntimeInvisibleTypeAnnotations') {
+        for (const a of slot.annotations) for (const r of a.ranges ?? []) if (r.index >= k) r.index += shift;
+      }
+    }
+  }
+  code.nodes = out;
+  code.frames = newFrames;
+  code.maxLocals = Math.max(code.maxLocals + shift, base + (inPlace ? 4 : 3));
+  return stats;
+
+  function emitCounter(piece: Piece, nodeIndex: number): void {
+    stats.counters++;
+    const before = framesBefore ? framesBefore[nodeIndex] : undefined;
+    // A check adds a branch target; in a method with frames it needs one, which dead code lacks.
+    const canCheck = piece.check && (framesBefore === null || before != null);
+    if (piece.check && !canCheck) stats.checksDropped++;
+    out.push(
+      load(OP.ALOAD, tcVar),
+      op(OP.DUP),
+      field(cp, OP.GETFIELD, RT.TC, TC_FIELD.counter, 'I'),
+      pushInt(cp, piece.insnCount),
+      op(OP.ISUB),
+    );
+    if (!canCheck) {
+      out.push(field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.counter, 'I'));
+      return;
+    }
+    stats.checks++;
+    const skip = new Label();
+    out.push(
+      op(OP.DUP_X1),
+      field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.counter, 'I'),
+      { op: OP.IFGT, target: skip },
+      load(OP.ALOAD, tcVar),
+      load(OP.ALOAD, stackVar),
+      load(OP.ILOAD, spVar),
+    );
+    if (leaf) {
+      out.push(getMid(), invoke(cp, OP.INVOKEVIRTUAL, RT.TC, 'triggerSamplingLeaf', `(${RT.STACK_DESC}I${RT.MID_DESC})V`));
+    } else {
+      out.push(invoke(cp, OP.INVOKEVIRTUAL, RT.TC, 'triggerSampling', `(${RT.STACK_DESC}I)V`));
+    }
+    out.push(skip);
+    if (newFrames && before) newFrames.set(skip, adapt(before));
+  }
+
+  function rewriteCall(n: Insn): void {
+    if (n.op === OP.INVOKEDYNAMIC) {
+      calloutAround(n);
+      return;
+    }
+    const ref = cp.memberRef(n.cp!);
+    const decision = decideCall(
+      { op: n.op, owner: ref.owner, name: ref.name, desc: ref.desc, isInterface: ref.isInterface },
+      program,
+    );
+    if (decision === 'extended') {
+      stats.extendedCalls++;
+      out.push(load(OP.ALOAD, tcVar), load(OP.ALOAD, stackVar), load(OP.ILOAD, spVar));
+      const ext = extendDescriptor(ref.desc);
+      out.push({
+        op: n.op,
+        cp: ref.isInterface
+          ? cp.interfaceMethodrefIndex(ref.owner, ref.name, ext)
+          : cp.methodrefIndex(ref.owner, ref.name, ext),
+      });
+      return;
+    }
+    if (decision === 'callout') calloutAround(n);
+    else out.push(n);
+  }
+
+  function calloutAround(n: Insn): void {
+    if (!options.callbacks) {
+      out.push(n);
+      return;
+    }
+    stats.callouts++;
+    out.push(
+      load(OP.ALOAD, tcVar),
+      load(OP.ALOAD, stackVar),
+      field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.outStack, RT.STACK_DESC),
+      load(OP.ALOAD, tcVar),
+      load(OP.ILOAD, spVar),
+      field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.outSp, 'I'),
+      n,
+      load(OP.ALOAD, tcVar),
+      op(OP.ICONST_M1),
+      field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.outSp, 'I'),
+    );
+  }
+}
+
+/** The extended member for `method`: synthetic, with the extra arguments, and no reflective attributes. */
+export function extendedMember(cf: ClassFile, method: MemberInfo): MemberInfo {
+  const desc = extendDescriptor(method.desc);
+  return {
+    access: (method.access | ACC.SYNTHETIC) & ~(ACC.VARARGS | ACC.BRIDGE),
+    name: method.name,
+    desc,
+    nameIndex: method.nameIndex,
+    descIndex: cf.cp.utf8Index(desc),
+    attributes: [],
+  };
+}
+
+export { parseMethodDescriptor };

@@ -1,0 +1,211 @@
+/**
+ * `komorium-ts instrument`: a whole jar or class folder, top to bottom. Classes are parsed and
+ * planned first (a call site needs to know whether its callee, anywhere in the input, gets an
+ * extended version), then rewritten one by one, bytes in and bytes out, then written with the
+ * runtime beside them. Nothing is written unless every step succeeded.
+ */
+import { ClassFile } from '../classfile/classfile.js';
+import { ClassFormatError, KomoriumError } from '../errors.js';
+import { readInput, writeJar, writeDir, stripSignature, type Entry } from '../jar/index.js';
+import { ClassHierarchy, MissingClassError } from '../hierarchy/hierarchy.js';
+import { RT } from './runtime-names.js';
+import { planClass, type ClassPlan } from './plan.js';
+import { ClassFilter } from './patterns.js';
+import { instrumentClass, type ClassReport, type InstrumentOptions } from './class-transform.js';
+import type { CallSite, ProgramView } from './calls.js';
+import { stubClass } from './stub.js';
+import { runtimeEntries } from './runtime-jar.js';
+
+export interface InstrumentRequest {
+  input: string;
+  output: string;
+  classpath: string[];
+  include: string[];
+  exclude: string[];
+  skipBroken: boolean;
+  options: InstrumentOptions;
+  /** Called after each class; the CLI draws a progress bar on a terminal. */
+  progress?: (done: number, total: number) => void;
+}
+
+export interface InstrumentSummary {
+  input: string;
+  output: string;
+  classes: number;
+  instrumentedClasses: number;
+  skippedClasses: { entry: string; reason: string }[];
+  excludedClasses: number;
+  reports: ClassReport[];
+  totals: Omit<ClassReport, 'className' | 'leftAsIs'>;
+  leftAsIs: { className: string; method: string; reason: string }[];
+  warnings: string[];
+}
+
+const VERSIONED = /^META-INF\/versions\/(\d+)\//;
+
+interface ParsedEntry {
+  entry: Entry;
+  cf: ClassFile;
+  versioned: boolean;
+}
+
+export async function instrumentProgram(req: InstrumentRequest): Promise<InstrumentSummary> {
+  const input = await readInput(req.input);
+  const filter = new ClassFilter(req.include, req.exclude);
+  const warnings: string[] = [];
+  const skippedClasses: { entry: string; reason: string }[] = [];
+
+  const parsed: ParsedEntry[] = [];
+  const parsedByEntry = new Map<Entry, ParsedEntry>();
+  for (const entry of input.entries) {
+    if (!entry.isClass) continue;
+    try {
+      const cf = ClassFile.parse(entry.data, entry.name);
+      if (cf.thisClass.startsWith(RT.PACKAGE_PREFIX)) {
+        throw new KomoriumError(`${req.input}: already instrumented (it contains ${entry.name})`);
+      }
+      const p = { entry, cf, versioned: VERSIONED.test(entry.name) };
+      parsed.push(p);
+      parsedByEntry.set(entry, p);
+    } catch (e) {
+      if (!(e instanceof ClassFormatError) || !req.skipBroken) throw e;
+      skippedClasses.push({ entry: entry.name, reason: e.detail });
+      warnings.push(`${entry.name}: copied unchanged, it does not parse: ${e.detail}`);
+    }
+  }
+
+  const hierarchy = new ClassHierarchy({ classpath: req.classpath });
+  const plans = new Map<string, ClassPlan>();
+  // Base entries first, so that the plan of a class is that of the version the JVM resolves by default.
+  for (const p of [...parsed].sort((a, b) => Number(a.versioned) - Number(b.versioned))) {
+    if (!p.versioned) hierarchy.addClass(p.cf);
+    if (plans.has(p.cf.thisClass)) continue;
+    plans.set(p.cf.thisClass, planClass(p.cf.thisClass, p.cf.access, p.cf.methods, filter.accepts(p.cf.thisClass)));
+  }
+
+  const serializable = (name: string): boolean => {
+    try {
+      return hierarchy.isAssignable(name, 'java/io/Serializable');
+    } catch (e) {
+      if (!(e instanceof MissingClassError)) throw e;
+      warnings.push(
+        `${name.replace(/\//g, '.')}: cannot tell whether it is Serializable, ${e.missingClass.replace(/\//g, '.')} is missing ` +
+          `(add it with --classpath); its serialVersionUID is not pinned`,
+      );
+      return false;
+    }
+  };
+  const missingSeen = new Set<string>();
+  let current = '';
+  const program: ProgramView = {
+    isSerializable: serializable,
+    plans,
+    hierarchy,
+    missingType(site: CallSite, missing: string) {
+      const key = `${current} ${missing}`;
+      if (missingSeen.has(key)) return;
+      missingSeen.add(key);
+      warnings.push(
+        `${current.replace(/\//g, '.')}: call to ${site.owner.replace(/\//g, '.')}.${site.name}${site.desc} keeps its ` +
+          `signature: deciding it needs ${missing.replace(/\//g, '.')}, which is not in the input or the --classpath ` +
+          `(add the jar that holds it with --classpath)`,
+      );
+    },
+  };
+
+
+  const reports: ClassReport[] = [];
+  const out: Entry[] = [];
+  let done = 0;
+  let changed = false;
+  let excluded = 0;
+  for (const entry of input.entries) {
+    const p = parsedByEntry.get(entry);
+    if (!p) {
+      out.push(entry);
+      continue;
+    }
+    done++;
+    if (!plans.get(p.cf.thisClass)?.instrumented || p.cf.thisClass === 'module-info') {
+      excluded++;
+      out.push(entry);
+      req.progress?.(done, parsed.length);
+      continue;
+    }
+    current = p.cf.thisClass;
+    const prefix = entry.name.slice(0, entry.name.length - `${p.cf.thisClass}.class`.length);
+    let result;
+    try {
+      result = instrumentClass(p.cf, program, req.options);
+    } catch (e) {
+      if (!(e instanceof KomoriumError)) throw e;
+      // The class keeps its code; stand-ins keep every call site elsewhere valid.
+      warnings.push(`${p.cf.thisClass.replace(/\//g, '.')}: left uninstrumented: ${e.message}`);
+      result = stubClass(entry.data, entry.name, req.options);
+    }
+    changed = true;
+    reports.push(result.report);
+    out.push({ ...entry, data: result.bytes });
+    for (const x of result.extra) {
+      out.push({ ...entry, name: `${prefix}${x.name}.class`, data: x.bytes });
+    }
+    req.progress?.(done, parsed.length);
+  }
+
+  let entries = out;
+  if (changed) {
+    const stripped = stripSignature(entries);
+    if (stripped.removed.length > 0) {
+      warnings.push(`removed the jar signature (${stripped.removed.join(', ')}): its classes changed`);
+      entries = stripped.entries;
+    }
+    const present = new Set(entries.map((e) => e.name));
+    for (const r of await runtimeEntries()) if (!present.has(r.name)) entries.push(r);
+  }
+
+  if (input.kind === 'dir') await writeDir(req.output, entries);
+  else await writeJar(req.output, entries);
+
+  return summarize(req, parsed.length, excluded, reports, skippedClasses, warnings);
+}
+
+function summarize(
+  req: InstrumentRequest,
+  classes: number,
+  excluded: number,
+  reports: ClassReport[],
+  skippedClasses: { entry: string; reason: string }[],
+  warnings: string[],
+): InstrumentSummary {
+  const totals = {
+    methods: 0,
+    instrumented: 0,
+    wrappers: 0,
+    reverseWrappers: 0,
+    forwarders: 0,
+    blocks: 0,
+    counters: 0,
+    checks: 0,
+    checksDropped: 0,
+    leaf: 0,
+    extendedCalls: 0,
+    callouts: 0,
+  };
+  const leftAsIs: InstrumentSummary['leftAsIs'] = [];
+  for (const r of reports) {
+    for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += r[k];
+    for (const l of r.leftAsIs) leftAsIs.push({ className: r.className, ...l });
+  }
+  return {
+    input: req.input,
+    output: req.output,
+    classes,
+    instrumentedClasses: reports.length,
+    skippedClasses,
+    excludedClasses: excluded,
+    reports,
+    totals,
+    leftAsIs,
+    warnings,
+  };
+}

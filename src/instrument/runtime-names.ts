@@ -1,0 +1,22 @@
+/** The runtime members that instrumented code refers to: docs/runtime-contract.md, in JVMS form. */
+export const RT = {
+  TC: 'komorium/runtime/TC',
+  MID: 'komorium/runtime/MID',
+  MID_IMPL: 'komorium/runtime/MIDImpl',
+  TC_DESC: 'Lkomorium/runtime/TC;',
+  STACK_DESC: '[Lkomorium/runtime/MID;',
+  MID_DESC: 'Lkomorium/runtime/MID;',
+  /** Appended to every extended method's argument list (seed 002 §4.1). */
+  EXTRA_ARGS: 'Lkomorium/runtime/TC;[Lkomorium/runtime/MID;I',
+  /** Verification types of the three extra arguments, in slot order. */
+  EXTRA_VTYPES: ['Lkomorium/runtime/TC;', '[Lkomorium/runtime/MID;', 'I'] as const,
+  PACKAGE_PREFIX: 'komorium/runtime/',
+  MID_FIELD_PREFIX: 'komorium$mid$',
+  INTERFACE_HOLDER_SUFFIX: '$$komorium',
+} as const;
+
+/** `m(A)R` → `m(A TC MID[] int)R`. */
+export function extendDescriptor(desc: string): string {
+  const close = desc.lastIndexOf(')');
+  return desc.slice(0, close) + RT.EXTRA_ARGS + desc.slice(close);
+}

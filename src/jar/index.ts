@@ -1,0 +1,9 @@
+/** The jar layer: reading inputs, writing outputs, signatures and output-path safety. */
+export { isClassName } from './entry.js';
+export type { Entry, Input } from './entry.js';
+export { readInput, readJar, readFolder } from './read.js';
+export { writeJar, writeDir, jarBytes, atomicWrite, FIXED_DATE } from './write.js';
+export { stripSignature, stripManifestDigests, isSigned, isSignatureFile, isManifest } from './signature.js';
+export type { StripResult } from './signature.js';
+export { assertSafeOutput } from './safety.js';
+export { writeError, readError } from './fs-errors.js';

@@ -1,0 +1,150 @@
+/**
+ * Writing the output. A jar is written to a temporary file next to it and renamed into place, so
+ * that a failed run never leaves a half-written jar (or destroys the previous one). Entries keep
+ * their order and get one fixed timestamp, so the same entries always give the same bytes.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { dirname, resolve, sep } from 'node:path';
+import JSZip from 'jszip';
+import { KomoriumError } from '../errors.js';
+import { isArrayIndex } from './entry.js';
+import type { Entry } from './entry.js';
+import { writeError } from './fs-errors.js';
+
+/**
+ * The timestamp of every output entry. jszip encodes dates with the UTC getters (and decodes them
+ * as UTC), so a UTC instant gives the same DOS date/time bytes in every time zone. 1980-02-01
+ * rather than 1980-01-01: some zip tools turn the very first DOS date into a date before 1980.
+ */
+export const FIXED_DATE = new Date(Date.UTC(1980, 1, 1, 0, 0, 0));
+
+function tempPath(path: string): string {
+  return `${path}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
+}
+
+/** Writes `bytes` to `path` through a temporary file in the same folder and a rename. */
+export async function atomicWrite(path: string, bytes: Uint8Array, durable = true): Promise<void> {
+  const tmp = tempPath(path);
+  try {
+    const fh = await open(tmp, 'wx');
+    try {
+      await fh.writeFile(bytes);
+      // Without this, a crash shortly after the rename can leave an empty file under the final name.
+      if (durable) await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, path);
+  } catch (e) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw writeError(path, e);
+  }
+}
+
+function checkNames(entries: readonly Entry[]): void {
+  const seen = new Set<string>();
+  for (const e of entries) {
+    if (seen.has(e.name)) throw new KomoriumError(`duplicate entry ${e.name} in the output`);
+    seen.add(e.name);
+  }
+}
+
+/**
+ * jszip writes entries in the key order of its `files` object, and JavaScript puts array-index
+ * keys ("42") before all others. A proxy that lists the keys in entry order restores the order.
+ */
+function keepOrder(zip: JSZip, entries: readonly Entry[]): void {
+  const keys = Object.keys(zip.files);
+  if (!keys.some(isArrayIndex)) return;
+  const rank = new Map(entries.map((e, i) => [e.isDirectory && !e.name.endsWith('/') ? e.name + '/' : e.name, i]));
+  const ordered = keys.sort((a, b) => (rank.get(a) ?? Infinity) - (rank.get(b) ?? Infinity));
+  zip.files = new Proxy(zip.files, { ownKeys: () => ordered });
+}
+
+/** The jar's bytes: DEFLATE, entries in the given order, fixed timestamps, contents untouched. */
+export async function jarBytes(entries: readonly Entry[]): Promise<Uint8Array> {
+  checkNames(entries);
+  const zip = new JSZip();
+  for (const e of entries) {
+    const options: JSZip.JSZipFileOptions = { date: FIXED_DATE, createFolders: false, binary: true };
+    if (e.comment) options.comment = e.comment;
+    if (e.isDirectory) zip.file(e.name.endsWith('/') ? e.name : e.name + '/', null, { ...options, dir: true });
+    else zip.file(e.name, e.data, options);
+  }
+  keepOrder(zip, entries);
+  return zip.generateAsync({
+    type: 'uint8array',
+    compression: 'DEFLATE',
+    compressionOptions: { level: 6 },
+    // DOS: no Unix permissions in the output, so the bytes do not depend on the input's file modes.
+    platform: 'DOS',
+  });
+}
+
+export async function writeJar(path: string, entries: readonly Entry[]): Promise<void> {
+  await checkFolder(dirname(resolve(path)), path);
+  await atomicWrite(path, await jarBytes(entries));
+}
+
+async function checkFolder(dir: string, path: string): Promise<void> {
+  let st;
+  try {
+    st = await stat(dir);
+  } catch (e) {
+    throw writeError(path, e);
+  }
+  if (!st.isDirectory()) throw new KomoriumError(`cannot write ${path}: ${dir} is not a folder`);
+}
+
+/** `name` under `root`, refusing names that would land outside it ("../x", absolute paths). */
+function targetOf(root: string, name: string): string {
+  const clean = name.replace(/\/+$/, '');
+  const target = resolve(root, clean);
+  if (clean === '' || name.startsWith('/') || name.includes('\\') || !target.startsWith(root + sep)) {
+    throw new KomoriumError(`refusing to write entry ${JSON.stringify(name)}: it points outside the output folder ${root}`);
+  }
+  return target;
+}
+
+/**
+ * Writes the entries as files under `path` (created if its parent exists). Each file is replaced
+ * atomically; files already in the folder that are not entries stay.
+ */
+export async function writeDir(path: string, entries: readonly Entry[]): Promise<void> {
+  checkNames(entries);
+  const root = resolve(path);
+  await checkFolder(dirname(root), path);
+  try {
+    await mkdir(root, { recursive: true });
+  } catch (e) {
+    throw writeError(path, e);
+  }
+  const files: { target: string; data: Uint8Array }[] = [];
+  const folders = new Set<string>();
+  for (const e of entries) {
+    const target = targetOf(root, e.name);
+    if (e.isDirectory) {
+      folders.add(target);
+    } else {
+      files.push({ target, data: e.data });
+      if (dirname(target) !== root) folders.add(dirname(target));
+    }
+  }
+  for (const f of [...folders].sort()) {
+    try {
+      await mkdir(f, { recursive: true });
+    } catch (e) {
+      throw writeError(f, e);
+    }
+  }
+  // A few writes in flight hide the per-file latency without exhausting file handles.
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < files.length) {
+      const f = files[next++];
+      await atomicWrite(f.target, f.data, false);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(8, files.length) }, worker));
+}

@@ -1,0 +1,255 @@
+import { readFileSync } from 'node:fs';
+import { KomoriumError } from '../errors.js';
+import { unescapeField } from './escape.js';
+import { compareMethods, methodKey, type ContextNode, type HeaderEntry, type MethodEntry, type Profile, type Unit } from './model.js';
+
+/** The newest format version this reader understands. */
+export const PROFILE_VERSION = 1;
+
+const SCALARS = ['agent', 'unit', 'granularity', 'random', 'seed', 'totalBytecodes', 'threads', 'truncated'] as const;
+
+/**
+ * Reads a profile from a file path, or from the text itself when the argument contains a line
+ * break (a path never does). Throws KomoriumError naming the file and line for anything malformed.
+ */
+export function readProfile(pathOrText: string): Profile {
+  if (pathOrText.includes('\n')) return parseProfile(pathOrText);
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(pathOrText);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (e as Error).message;
+    throw new KomoriumError(`${pathOrText}: cannot read profile: ${why}`);
+  }
+  return parseProfile(bytes, pathOrText);
+}
+
+/** Parses profile text (or UTF-8 bytes). `name` is used in error messages. */
+export function parseProfile(input: string | Uint8Array, name = '<text>'): Profile {
+  let text: string;
+  if (typeof input === 'string') text = input;
+  else {
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(input);
+    } catch {
+      throw new KomoriumError(`${name}: not a komorium profile: not valid UTF-8`);
+    }
+  }
+  return new Parser(text, name).parse();
+}
+
+class Parser {
+  private readonly lines: string[];
+  private pos = 0; // index of the next line
+  private lineNo = 0; // 1-based number of the current line
+
+  constructor(text: string, private readonly name: string) {
+    this.lines = text.split('\n');
+    // The final line break leaves an empty last element; a file without one is still read whole.
+    if (this.lines.length > 0 && this.lines[this.lines.length - 1] === '') this.lines.pop();
+  }
+
+  private fail(message: string, lineNo = this.lineNo): never {
+    throw new KomoriumError(`${this.name}:${lineNo}: ${message}`);
+  }
+
+  /** The next record split into fields, skipping `#` comments; null at the end of the text. */
+  private next(): string[] | null {
+    while (this.pos < this.lines.length) {
+      let line = this.lines[this.pos++]!;
+      this.lineNo = this.pos;
+      // CRLF from a git checkout with core.autocrlf: a raw CR never occurs otherwise, writers escape it.
+      if (line.endsWith('\r')) line = line.slice(0, -1);
+      if (line.startsWith('#')) continue;
+      if (line === '') this.fail('empty line');
+      return line.split('\t');
+    }
+    this.lineNo = this.lines.length + 1;
+    return null;
+  }
+
+  private peekKind(): string | null {
+    const save = [this.pos, this.lineNo] as const;
+    const rec = this.next();
+    [this.pos, this.lineNo] = save;
+    return rec === null ? null : rec[0]!;
+  }
+
+  private expectFields(rec: string[], n: number, layout: string): void {
+    if (rec.length !== n) this.fail(`"${rec[0]}" line has ${rec.length} fields, expected ${n}: ${layout}`);
+  }
+
+  private str(field: string, what: string): string {
+    const s = unescapeField(field);
+    if (typeof s !== 'string') this.fail(`${what}: ${s.error}`);
+    return s;
+  }
+
+  /** A decimal integer ≥ min (min is 0 or -1), exact in a JS number. */
+  private int(field: string, what: string, min = 0): number {
+    if (!/^(0|-?[1-9][0-9]*)$/.test(field)) this.fail(`${what} "${field}" is not a decimal integer`);
+    const v = Number(field);
+    if (!Number.isSafeInteger(v)) this.fail(`${what} ${field} is too large (over 2^53-1)`);
+    if (v < min) this.fail(`${what} ${field} is negative`);
+    return v;
+  }
+
+  parse(): Profile {
+    const first = this.next();
+    if (first === null) this.fail('not a komorium profile: the file is empty', 1);
+    if (first[0] !== 'komorium-profile' || first.length !== 2) {
+      this.fail(`not a komorium profile: the first line must be "komorium-profile<TAB><version>", found "${first.join('\t').slice(0, 60)}"`);
+    }
+    if (!/^[1-9][0-9]*$/.test(first[1]!)) this.fail(`bad format version "${first[1]}"`);
+    const version = Number(first[1]);
+    if (version > PROFILE_VERSION) {
+      this.fail(`format version ${version} is newer than this komorium-ts understands (${PROFILE_VERSION}): upgrade komorium-ts`);
+    }
+
+    const headers: HeaderEntry[] = [];
+    while (this.peekKind() === 'header') {
+      const rec = this.next()!;
+      this.expectFields(rec, 3, 'header<TAB>key<TAB>value');
+      headers.push({ key: this.str(rec[1]!, 'header key'), value: this.str(rec[2]!, 'header value') });
+    }
+
+    const scalars = new Map<string, string>();
+    for (const key of SCALARS) {
+      const rec = this.next();
+      if (rec === null) this.fail(`missing "${key}" line and "end" line: the file is truncated`);
+      if (rec[0] !== key) this.fail(`expected the "${key}" line, found "${rec[0]}"${rec[0] === 'header' ? ' (headers come first)' : ''}`);
+      this.expectFields(rec, 2, `${key}<TAB>value`);
+      scalars.set(key, rec[1]!);
+      const v = rec[1]!;
+      if (key === 'agent') {
+        if (this.str(v, 'agent') === '') this.fail('empty agent');
+      } else if (key === 'unit') {
+        if (v !== 'samples' && v !== 'bytecodes') this.fail(`unit "${v}" is neither "samples" nor "bytecodes"`);
+      } else if (key === 'seed') {
+        if (!/^(0|-?[1-9][0-9]*)$/.test(v)) this.fail(`seed "${v}" is not a decimal integer`);
+        const seed = BigInt(v);
+        if (seed < -(2n ** 63n) || seed >= 2n ** 63n) this.fail(`seed ${v} is not a Java long`);
+      } else this.int(v, key);
+    }
+
+    const methods: MethodEntry[] = [];
+    while (this.peekKind() === 'method') {
+      const rec = this.next()!;
+      this.expectFields(rec, 7, 'method<TAB>id<TAB>class<TAB>name<TAB>descriptor<TAB>source<TAB>line');
+      const id = this.int(rec[1]!, 'method id');
+      if (id !== methods.length) this.fail(`method id ${id} out of sequence, expected ${methods.length}`);
+      const className = this.str(rec[2]!, 'class');
+      const name = this.str(rec[3]!, 'method name');
+      const descriptor = this.str(rec[4]!, 'descriptor');
+      if (className === '' || name === '' || descriptor === '') this.fail('empty class, method name or descriptor');
+      const m: MethodEntry = {
+        id,
+        className,
+        name,
+        descriptor,
+        source: this.str(rec[5]!, 'source file'),
+        line: this.int(rec[6]!, 'line', -1),
+        key: methodKey(className, name, descriptor),
+      };
+      const prev = methods[methods.length - 1];
+      if (prev !== undefined) {
+        const c = compareMethods(prev, m);
+        if (c === 0) this.fail(`method ${id} repeats method ${prev.id} (same class, name and descriptor)`);
+        if (c > 0) this.fail(`method ${id} is out of order: methods are sorted by (class, name, descriptor)`);
+      }
+      methods.push(m);
+    }
+
+    const profile: Profile = {
+      name: this.name,
+      version,
+      headers,
+      agent: this.str(scalars.get('agent')!, 'agent'),
+      unit: scalars.get('unit') as Unit,
+      granularity: Number(scalars.get('granularity')),
+      random: Number(scalars.get('random')),
+      seed: BigInt(scalars.get('seed')!),
+      totalBytecodes: Number(scalars.get('totalBytecodes')),
+      threads: Number(scalars.get('threads')),
+      truncated: Number(scalars.get('truncated')),
+      methods,
+      root: undefined as unknown as ContextNode,
+      nodes: [],
+      totalCounter: 0,
+    };
+
+    this.readNodes(profile);
+
+    const end = this.next();
+    if (end === null) this.fail('missing "end" line: the file is truncated');
+    if (end[0] !== 'end') this.fail(`unexpected "${end[0]}" line, expected "node" or "end"${end[0] === 'method' ? ' (methods come before nodes)' : ''}`);
+    this.expectFields(end, 2, 'end<TAB>node count');
+    const count = this.int(end[1]!, 'node count');
+    if (count !== profile.nodes.length) this.fail(`"end" says ${count} nodes but the file has ${profile.nodes.length} node lines (truncated or edited?)`);
+    const extra = this.next();
+    if (extra !== null) this.fail(`"${extra[0]}" line after "end"`);
+    return profile;
+  }
+
+  private readNodes(profile: Profile): void {
+    const { methods, nodes } = profile;
+    const lineOf: number[] = [];
+    // The path from the root to the previous node, with the last child method id seen under each.
+    const path: { node: ContextNode; lastChild: number }[] = [];
+    const close = (): void => {
+      const { node } = path.pop()!;
+      if (node.parent !== null) {
+        if (node.total === 0) this.fail(`node ${node.id} has a zero counter and nothing under it (such nodes are omitted)`, lineOf[node.id]);
+        node.parent.total += node.total;
+      }
+    };
+    while (this.peekKind() === 'node') {
+      const rec = this.next()!;
+      this.expectFields(rec, 5, 'node<TAB>id<TAB>parent<TAB>method<TAB>counter');
+      const id = this.int(rec[1]!, 'node id');
+      if (id !== nodes.length) this.fail(`node id ${id} out of sequence, expected ${nodes.length}`);
+      const parentId = this.int(rec[2]!, 'parent id', -1);
+      const methodId = this.int(rec[3]!, 'method id', -1);
+      const counter = this.int(rec[4]!, 'counter');
+      lineOf.push(this.lineNo);
+      if (id === 0) {
+        if (parentId !== -1 || methodId !== -1 || counter !== 0) this.fail('node 0 must be the root: "node<TAB>0<TAB>-1<TAB>-1<TAB>0"');
+        const root: ContextNode = { id, parent: null, method: null, counter, total: 0, depth: 0, children: [], profile };
+        nodes.push(root);
+        profile.root = root;
+        path.push({ node: root, lastChild: -1 });
+        continue;
+      }
+      if (parentId === -1) this.fail(`node ${id} has no parent: only node 0 is the root`);
+      if (parentId >= id) this.fail(`node ${id} refers to parent ${parentId}, which does not precede it`);
+      if (methodId === -1) this.fail(`node ${id} has no method: only the root has method -1`);
+      if (methodId >= methods.length) this.fail(`node ${id} refers to method ${methodId}, but there are ${methods.length} methods`);
+      while (path.length > 0 && path[path.length - 1]!.node.id !== parentId) close();
+      if (path.length === 0) this.fail(`node ${id}: parent ${parentId} is not on the path to the previous node (nodes must be in depth-first preorder)`);
+      const top = path[path.length - 1]!;
+      if (methodId === top.lastChild) this.fail(`node ${id} repeats the calling context of an earlier sibling (method ${methodId} under node ${parentId})`);
+      if (methodId < top.lastChild) this.fail(`node ${id} is out of order: children are sorted by method id`);
+      top.lastChild = methodId;
+      const node: ContextNode = {
+        id,
+        parent: top.node,
+        method: methods[methodId]!,
+        counter,
+        total: counter,
+        depth: top.node.depth + 1,
+        children: [],
+        profile,
+      };
+      top.node.children.push(node);
+      nodes.push(node);
+      path.push({ node, lastChild: -1 });
+    }
+    if (nodes.length === 0) {
+      const rec = this.peekKind();
+      this.fail(rec === null ? 'missing nodes and "end" line: the file is truncated' : `expected the root "node" line, found "${rec}"`, rec === null ? this.lines.length + 1 : this.pos + 1);
+    }
+    while (path.length > 0) close();
+    profile.totalCounter = profile.root.total;
+  }
+}
