@@ -53,7 +53,8 @@ describe('JDK classes from lib/modules', () => {
     for (const n of names) expect(fresh.lookup(n), n).not.toBeNull();
     const perClass = (performance.now() - t0) / names.length;
     console.log(`JDK class lookup: ${perClass.toFixed(3)} ms per class (${fresh.jdkSource!.description})`);
-    expect(perClass).toBeLessThan(5);
+    // Generous for loaded CI machines; a JVM start per class would be 100+ ms.
+    expect(perClass).toBeLessThan(20);
     fresh.close();
   });
 

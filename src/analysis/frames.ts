@@ -62,10 +62,6 @@ export function isReference(v: VType): boolean {
   return typeof v === 'string' && (v === 'N' || v.startsWith('L') || v.startsWith('['));
 }
 
-function isUninitialized(v: VType): boolean {
-  return v === 'U' || typeof v !== 'string';
-}
-
 /** Field descriptor → verification type (boolean, byte, char, short are int). */
 export function vtypeOfDescriptor(desc: string): VType {
   switch (desc[0]) {

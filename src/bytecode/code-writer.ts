@@ -62,6 +62,23 @@ export function writeCode(cf: ClassFile, method: MemberInfo, code: MethodCode, o
   return enc.encode();
 }
 
+/**
+ * The opcode byte a load/store/ret with local `v` is written with: WIDE, `op` itself (u1 index) or
+ * the short form (iload_0 …). `form` is kept while it can encode `v`, else the shortest is used.
+ */
+export function varForm(op: number, v: number, form: number | undefined): number {
+  if (form === OP.WIDE) return OP.WIDE;
+  if (form === op && v <= 255) return op;
+  const imp = implicitVarOpcode(op, v);
+  if (form !== undefined && form === imp) return form;
+  return imp >= 0 ? imp : v <= 255 ? op : OP.WIDE;
+}
+
+/** The opcode byte an iinc is written with: WIDE or IINC. */
+export function iincForm(v: number, inc: number, form: number | undefined): number {
+  return form === OP.WIDE || v > 255 || inc < -128 || inc > 127 ? OP.WIDE : OP.IINC;
+}
+
 const KIND_LABEL = -1;
 
 /** Frame-kind categories of JVMS 4.7.4 frame_type values. */
@@ -72,7 +89,7 @@ function kindCategory(k: number): number {
 }
 
 function sameList(a: readonly VType[], b: readonly VType[], n = a.length): boolean {
-  if (a.length !== n) return false;
+  if (a.length !== n || b.length !== n) return false;
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
   return true;
 }
@@ -204,16 +221,7 @@ class Encoder {
           size[i] = 2;
           break;
         case Fmt.VAR: {
-          const v = u2(insn.var, `${name} index`);
-          const f = insn.form;
-          let e: number;
-          if (f === OP.WIDE) e = OP.WIDE;
-          else if (f === op && v <= 255) e = op;
-          else if (f !== undefined && f === implicitVarOpcode(op, v)) e = f;
-          else {
-            const imp = implicitVarOpcode(op, v);
-            e = imp >= 0 ? imp : v <= 255 ? op : OP.WIDE;
-          }
+          const e = varForm(op, u2(insn.var, `${name} index`), insn.form);
           emit[i] = e;
           size[i] = e === OP.WIDE ? 4 : e === op ? 2 : 1;
           break;
@@ -225,8 +233,7 @@ class Encoder {
           const v = u2(insn.var, 'iinc index');
           const inc = insn.inc;
           if (inc === undefined || !Number.isInteger(inc) || inc < -32768 || inc > 32767) this.bug(`iinc increment ${inc} out of range`);
-          const short = v <= 255 && inc >= -128 && inc <= 127;
-          emit[i] = insn.form === OP.WIDE || !short ? OP.WIDE : op;
+          emit[i] = iincForm(v, inc, insn.form);
           size[i] = emit[i] === OP.WIDE ? 6 : 3;
           break;
         }

@@ -62,9 +62,9 @@ export class ClassFile {
     this.interfaceIndices = lib.interfaces;
     this.thisClass = within(entry, 'this_class', () => cp.className(lib.this_class));
     this.superClass = lib.super_class === 0 ? null : within(entry, 'super_class', () => cp.className(lib.super_class));
-    this.interfaces = lib.interfaces.map((i, n) => within(entry, `interface ${n}`, () => cp.className(i)));
-    this.fields = lib.fields.map((m, n) => this.decodeMember(m, 'field', n));
-    this.methods = lib.methods.map((m, n) => this.decodeMember(m, 'method', n));
+    this.interfaces = lib.interfaces.map((i, n) => within(entry, `interface ${n + 1} of ${lib.interfaces.length}`, () => cp.className(i)));
+    this.fields = lib.fields.map((m, n, all) => this.decodeMember(m, 'field', n, all.length));
+    this.methods = lib.methods.map((m, n, all) => this.decodeMember(m, 'method', n, all.length));
     this.attributes = within(entry, 'class attributes', () => lib.attributes.map((a) => this.decodeAttribute(a)));
   }
 
@@ -100,8 +100,8 @@ export class ClassFile {
     }
   }
 
-  private decodeMember(m: LibMember, kind: 'field' | 'method', n: number): MemberInfo {
-    let where = `${kind} ${n}`;
+  private decodeMember(m: LibMember, kind: 'field' | 'method', n: number, total: number): MemberInfo {
+    let where: string | null = null; // the member's position names it until its name is known
     try {
       const name = this.cp.utf8(m.name_index);
       where = `${kind} ${name}`;
@@ -113,7 +113,7 @@ export class ClassFile {
       for (let i = 0; i < attributes.length; i++) attributes[i] = this.decodeAttribute(m.attributes[i]);
       return { access: m.access_flags, nameIndex: m.name_index, descIndex: m.descriptor_index, name, desc, attributes };
     } catch (e) {
-      if (e instanceof ClassFormatError) throw new ClassFormatError(this.entry, `${where}: ${e.detail}`);
+      if (e instanceof ClassFormatError) throw new ClassFormatError(this.entry, `${where ?? `${kind} ${n + 1} of ${total}`}: ${e.detail}`);
       throw e;
     }
   }

@@ -2,7 +2,9 @@
  * java-class-tools' reader and writer, narrowed to the class structure: every attribute is kept
  * as raw bytes (so unknown, odd or fuzzed attributes cannot trip the lib's decoders and pass
  * through unchanged), and byte runs (Utf8 constants, attribute bodies) are sliced or copied in
- * one go instead of the lib's per-byte loops, which dominated parse and write time.
+ * one go instead of the lib's per-byte loops, which dominated parse and write time. The lib still
+ * reads and writes the constant pool entries (in its entry shape) and writes the member arrays;
+ * the top level (read/write) is our own so that it can use a Cursor and say where a read failed.
  *
  * Failures are reported as FormatProblem with the byte offset and the part being read, so that
  * classfile.ts can turn them into a ClassFormatError naming the entry.
@@ -213,6 +215,7 @@ export class RawClassReader extends JavaClassFileReader {
     const pool: (CpEntry | undefined)[] = new Array(count);
     const lib = this as unknown as LibReaderInternals;
     const b = this.buf;
+    this.section = 'the constant pool';
     let i = 1;
     try {
       for (; i < count; i++) {
@@ -242,7 +245,6 @@ export class RawClassReader extends JavaClassFileReader {
 
   _readUtf8PoolEntry(tag: number): CpEntry {
     const length = this.buf.readUint16();
-    this.section = 'the constant pool';
     return { tag, length, bytes: this.take(length, 'a Utf8 constant') };
   }
 
@@ -256,7 +258,7 @@ export class RawClassReader extends JavaClassFileReader {
     const members = new Array<LibMember>(count);
     const b = this.buf;
     for (let i = 0; i < count; i++) {
-      this.section = `${kind} ${i} of ${count}`;
+      this.section = `${kind} ${i + 1} of ${count}`;
       const access = b.readUint16();
       const name = b.readUint16();
       const desc = b.readUint16();

@@ -24,6 +24,12 @@ export interface CallSite {
   name: string;
   desc: string;
   isInterface: boolean;
+  /** The class that contains the call. */
+  caller: string;
+}
+
+function packageOf(name: string): string {
+  return name.slice(0, Math.max(0, name.lastIndexOf('/')));
 }
 
 export interface ProgramView {
@@ -91,7 +97,12 @@ export function decideCall(site: CallSite, program: ProgramView): CallDecision {
   const ownerPlan = program.plans.get(site.owner);
   // Resolution looks in the named class first, so a method declared there decides it.
   const declared = ownerPlan?.methods.get(key);
-  if (ownerPlan && declared) return callsExtended(ownerPlan, declared) ? 'extended' : 'callout';
+  if (ownerPlan && declared) {
+    if (!callsExtended(ownerPlan, declared)) return 'callout';
+    // Extended constructors are package-private (see extendedMember).
+    if (site.name === '<init>' && packageOf(site.owner) !== packageOf(site.caller)) return 'callout';
+    return 'extended';
+  }
   if (site.name === '<init>') return 'callout';
   const resolved = program.hierarchy.resolveMethod(site.owner, site.name, site.desc, site.isInterface);
   if (resolved.missing) {

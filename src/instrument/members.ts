@@ -9,7 +9,7 @@ import { ACC } from '../classfile/model.js';
 import { argSlots, parseMethodDescriptor, typeSize } from '../classfile/descriptor.js';
 import type { Insn, MethodCode, Node } from '../bytecode/ir.js';
 import { OP } from '../bytecode/opcodes.js';
-import { RT, extendDescriptor } from './runtime-names.js';
+import { RT, extendDescriptor, extendedName } from './runtime-names.js';
 import { field, invoke, load, loadOpFor, op, pushInt, pushString, returnOpFor } from './emit.js';
 
 export function emptyCode(nodes: Node[]): MethodCode {
@@ -28,11 +28,11 @@ function loadArgs(desc: string, isStatic: boolean): Insn[] {
   return out;
 }
 
-function selfInvoke(cf: ClassFile, m: MemberInfo, desc: string, virtual: boolean): Insn {
+function selfInvoke(cf: ClassFile, m: MemberInfo, name: string, desc: string, virtual: boolean): Insn {
   const isStatic = (m.access & ACC.STATIC) !== 0;
   const isInterface = (cf.access & ACC.INTERFACE) !== 0;
   const opcode = isStatic ? OP.INVOKESTATIC : virtual ? (isInterface ? OP.INVOKEINTERFACE : OP.INVOKEVIRTUAL) : OP.INVOKESPECIAL;
-  return invoke(cf.cp, opcode, cf.thisClass, m.name, desc, isInterface);
+  return invoke(cf.cp, opcode, cf.thisClass, name, desc, isInterface);
 }
 
 /**
@@ -58,7 +58,7 @@ export function wrapperCode(cf: ClassFile, m: MemberInfo): MethodCode {
     load(OP.ALOAD, T),
     load(OP.ALOAD, S),
     load(OP.ILOAD, P),
-    selfInvoke(cf, m, extendDescriptor(m.desc), false),
+    selfInvoke(cf, m, extendedName(m.name), extendDescriptor(m.desc), false),
     load(OP.ALOAD, T),
     load(OP.ALOAD, S),
     load(OP.ILOAD, P),
@@ -92,7 +92,7 @@ export function forwarderCode(cf: ClassFile, m: MemberInfo, virtual: boolean, ca
       field(cp, OP.PUTFIELD, RT.TC, 'outSp', 'I'),
     );
   }
-  nodes.push(...loadArgs(m.desc, isStatic), selfInvoke(cf, m, m.desc, virtual));
+  nodes.push(...loadArgs(m.desc, isStatic), selfInvoke(cf, m, m.name, m.desc, virtual));
   if (callbacks) nodes.push(load(OP.ALOAD, T), op(OP.ICONST_M1), field(cp, OP.PUTFIELD, RT.TC, 'outSp', 'I'));
   nodes.push(op(returnOpFor(parseMethodDescriptor(m.desc).ret)));
   const code = emptyCode(nodes);

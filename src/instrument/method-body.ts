@@ -16,7 +16,7 @@ import { ACC } from '../classfile/model.js';
 import { argSlots, parseMethodDescriptor } from '../classfile/descriptor.js';
 import { Label, isLabel, type Frame, type Insn, type MethodCode, type Node, type VType } from '../bytecode/ir.js';
 import { OP } from '../bytecode/opcodes.js';
-import { RT, extendDescriptor } from './runtime-names.js';
+import { RT, extendDescriptor, extendedName } from './runtime-names.js';
 import { field, invoke, isInvoke, isReturn, isVarInsn, isWideVar, load, op, pushInt } from './emit.js';
 import { decideCall, type ProgramView } from './calls.js';
 import { KomoriumError } from '../errors.js';
@@ -225,18 +225,17 @@ export function instrumentBody(
     }
     const ref = cp.memberRef(n.cp!);
     const decision = decideCall(
-      { op: n.op, owner: ref.owner, name: ref.name, desc: ref.desc, isInterface: ref.isInterface },
+      { op: n.op, owner: ref.owner, name: ref.name, desc: ref.desc, isInterface: ref.isInterface, caller: cf.thisClass },
       program,
     );
     if (decision === 'extended') {
       stats.extendedCalls++;
       out.push(load(OP.ALOAD, tcVar), load(OP.ALOAD, stackVar), load(OP.ILOAD, spVar));
       const ext = extendDescriptor(ref.desc);
+      const name = extendedName(ref.name);
       out.push({
         op: n.op,
-        cp: ref.isInterface
-          ? cp.interfaceMethodrefIndex(ref.owner, ref.name, ext)
-          : cp.methodrefIndex(ref.owner, ref.name, ext),
+        cp: ref.isInterface ? cp.interfaceMethodrefIndex(ref.owner, name, ext) : cp.methodrefIndex(ref.owner, name, ext),
       });
       return;
     }
@@ -268,11 +267,15 @@ export function instrumentBody(
 /** The extended member for `method`: synthetic, with the extra arguments, and no reflective attributes. */
 export function extendedMember(cf: ClassFile, method: MemberInfo): MemberInfo {
   const desc = extendDescriptor(method.desc);
+  const name = extendedName(method.name);
+  // getConstructors() must not show extended constructors (Rhino, DI containers count them), so
+  // they are package-private; call sites in other packages use the original constructor.
+  const hidden = method.name === '<init>' ? ACC.PUBLIC | ACC.PROTECTED : 0;
   return {
-    access: (method.access | ACC.SYNTHETIC) & ~(ACC.VARARGS | ACC.BRIDGE),
-    name: method.name,
+    access: (method.access | ACC.SYNTHETIC) & ~(ACC.VARARGS | ACC.BRIDGE | hidden),
+    name,
     desc,
-    nameIndex: method.nameIndex,
+    nameIndex: cf.cp.utf8Index(name),
     descIndex: cf.cp.utf8Index(desc),
     attributes: [],
   };

@@ -20,3 +20,12 @@ export function extendDescriptor(desc: string): string {
   const close = desc.lastIndexOf(')');
   return desc.slice(0, close) + RT.EXTRA_ARGS + desc.slice(close);
 }
+
+/**
+ * Extended methods get their own name (constructors cannot): frameworks that look a method up by
+ * name alone (Rhino's FunctionObject, many DI containers) must keep finding exactly one. The
+ * suffix cannot collide with javac-generated names.
+ */
+export function extendedName(name: string): string {
+  return name === '<init>' ? name : name + '$komorium';
+}

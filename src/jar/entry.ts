@@ -6,9 +6,10 @@ export interface Entry {
   data: Uint8Array;
   /** A class to rewrite: `*.class` (also under META-INF/versions/N/), except module-info.class. */
   isClass: boolean;
-  isDirectory: boolean;
-  /** Modification time as read (not used when writing: output timestamps are fixed). */
-  date: Date;
+  /** Set on every entry readInput gives; entries made elsewhere may leave it out (a name ending in '/' is a folder). */
+  isDirectory?: boolean;
+  /** Modification time as read (set by readInput; not used when writing: output timestamps are fixed). */
+  date?: Date;
   unixPermissions?: number;
   comment?: string;
 }
@@ -28,4 +29,8 @@ export function isClassName(name: string): boolean {
 /** A name JavaScript objects enumerate before all others (an array index such as "42"). */
 export function isArrayIndex(name: string): boolean {
   return /^(0|[1-9]\d{0,9})$/.test(name) && Number(name) < 0xffffffff;
+}
+
+export function isDirectoryEntry(e: Entry): boolean {
+  return e.isDirectory ?? e.name.endsWith('/');
 }

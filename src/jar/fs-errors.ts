@@ -23,8 +23,9 @@ export function writeError(path: string, e: unknown): Error {
       return new KomoriumError(`cannot write ${path}: the file system is read-only`);
     case 'EISDIR':
     case 'ENOTEMPTY':
-    case 'EEXIST':
       return new KomoriumError(`cannot write ${path}: a folder of that name is in the way`);
+    case 'EEXIST':
+      return new KomoriumError(`cannot write ${path}: a file or folder of that name is in the way`);
     case 'ENOTDIR':
       return new KomoriumError(`cannot write ${path}: part of the path is a file, not a folder`);
     case 'ENAMETOOLONG':

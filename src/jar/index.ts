@@ -1,5 +1,5 @@
 /** The jar layer: reading inputs, writing outputs, signatures and output-path safety. */
-export { isClassName } from './entry.js';
+export { isClassName, isDirectoryEntry } from './entry.js';
 export type { Entry, Input } from './entry.js';
 export { readInput, readJar, readFolder } from './read.js';
 export { writeJar, writeDir, jarBytes, atomicWrite, FIXED_DATE } from './write.js';

@@ -4,6 +4,7 @@
  * error"). Removing the signature block files and the manifest's per-entry digests makes it an
  * unsigned jar that runs. The manifest's main section (Main-Class, Class-Path, …) is kept byte for byte.
  */
+import { isDirectoryEntry } from './entry.js';
 import type { Entry } from './entry.js';
 
 const SIGNATURE_FILE = /^META-INF\/(?:[^/]+\.(?:SF|RSA|DSA|EC)|SIG-[^/]*)$/i;
@@ -20,7 +21,7 @@ export function isManifest(name: string): boolean {
 }
 
 export function isSigned(entries: readonly Entry[]): boolean {
-  return entries.some((e) => !e.isDirectory && isSignatureFile(e.name));
+  return entries.some((e) => !isDirectoryEntry(e) && isSignatureFile(e.name));
 }
 
 export interface StripResult {
@@ -83,11 +84,11 @@ export function stripSignature(entries: readonly Entry[]): StripResult {
   let digestsRemoved = 0;
   const out: Entry[] = [];
   for (const e of entries) {
-    if (!e.isDirectory && isSignatureFile(e.name)) {
+    if (!isDirectoryEntry(e) && isSignatureFile(e.name)) {
       removed.push(e.name);
       continue;
     }
-    if (!e.isDirectory && isManifest(e.name)) {
+    if (!isDirectoryEntry(e) && isManifest(e.name)) {
       const stripped = stripManifestDigests(e.data);
       if (stripped) {
         digestsRemoved += stripped.removed;

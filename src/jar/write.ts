@@ -8,7 +8,7 @@ import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
 import JSZip from 'jszip';
 import { KomoriumError } from '../errors.js';
-import { isArrayIndex } from './entry.js';
+import { isArrayIndex, isDirectoryEntry } from './entry.js';
 import type { Entry } from './entry.js';
 import { writeError } from './fs-errors.js';
 
@@ -57,7 +57,7 @@ function checkNames(entries: readonly Entry[]): void {
 function keepOrder(zip: JSZip, entries: readonly Entry[]): void {
   const keys = Object.keys(zip.files);
   if (!keys.some(isArrayIndex)) return;
-  const rank = new Map(entries.map((e, i) => [e.isDirectory && !e.name.endsWith('/') ? e.name + '/' : e.name, i]));
+  const rank = new Map(entries.map((e, i) => [isDirectoryEntry(e) && !e.name.endsWith('/') ? e.name + '/' : e.name, i]));
   const ordered = keys.sort((a, b) => (rank.get(a) ?? Infinity) - (rank.get(b) ?? Infinity));
   zip.files = new Proxy(zip.files, { ownKeys: () => ordered });
 }
@@ -69,7 +69,7 @@ export async function jarBytes(entries: readonly Entry[]): Promise<Uint8Array> {
   for (const e of entries) {
     const options: JSZip.JSZipFileOptions = { date: FIXED_DATE, createFolders: false, binary: true };
     if (e.comment) options.comment = e.comment;
-    if (e.isDirectory) zip.file(e.name.endsWith('/') ? e.name : e.name + '/', null, { ...options, dir: true });
+    if (isDirectoryEntry(e)) zip.file(e.name.endsWith('/') ? e.name : e.name + '/', null, { ...options, dir: true });
     else zip.file(e.name, e.data, options);
   }
   keepOrder(zip, entries);
@@ -124,7 +124,7 @@ export async function writeDir(path: string, entries: readonly Entry[]): Promise
   const folders = new Set<string>();
   for (const e of entries) {
     const target = targetOf(root, e.name);
-    if (e.isDirectory) {
+    if (isDirectoryEntry(e)) {
       folders.add(target);
     } else {
       files.push({ target, data: e.data });
