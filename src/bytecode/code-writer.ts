@@ -19,6 +19,8 @@ import {
   OP,
   OPCODE_FORMATS,
   OPCODE_NAMES,
+  implicitVarBase,
+  implicitVarIndex,
   implicitVarOpcode,
   invertCondition,
   isConditionalBranch,
@@ -572,9 +574,15 @@ class Encoder {
     for (let i = 0; i < n; i++) {
       const op = ops[i]!;
       if (op === KIND_LABEL) continue;
-      const v = (nodes[i] as Insn).var;
+      let v = (nodes[i] as Insn).var;
+      let base = op;
+      if (OPCODE_FORMATS[op] === Fmt.VAR_IMPLICIT) {
+        // a non-canonical iload_0 … astore_3 carries its index in the opcode
+        v = implicitVarIndex(op);
+        base = implicitVarBase(op);
+      }
       if (v === undefined) continue;
-      const top = v + (op === OP.LLOAD || op === OP.DLOAD || op === OP.LSTORE || op === OP.DSTORE ? 2 : 1);
+      const top = v + (base === OP.LLOAD || base === OP.DLOAD || base === OP.LSTORE || base === OP.DSTORE ? 2 : 1);
       if (top > max) max = top;
     }
     for (const { frame } of frames) {

@@ -89,6 +89,9 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       rawDescriptors: args['raw-descriptors'],
       value: args.value,
     };
+    if (format === 'html' && args.output === undefined && process.stdout.isTTY) {
+      throw new UsageError('--format html writes a whole web page: give -o flame.html (or redirect stdout)');
+    }
     if (args.output !== undefined && args.output === args.profile) throw new UsageError(`--output ${args.output} would overwrite the profile it reports on`);
     writeOutput(args.output, renderReport(readProfile(args.profile), options));
   },
