@@ -14,7 +14,7 @@ import { ClassFile } from '../src/classfile/classfile.js';
 import { readCode } from '../src/bytecode/code-reader.js';
 import { writeCode } from '../src/bytecode/code-writer.js';
 import { isLabel, type Label, type MethodCode, type Node } from '../src/bytecode/ir.js';
-import { OP, hasTarget, isUnconditionalTransfer } from '../src/bytecode/opcodes.js';
+import { OP, hasTarget, isConditionalBranch, isUnconditionalTransfer } from '../src/bytecode/opcodes.js';
 import { MethodTooLargeError } from '../src/errors.js';
 import { DEBIAN_JARS, manifestClassPath, requireFiles } from './fixtures/bytecode/corpus.js';
 
@@ -66,14 +66,16 @@ interface Relayout {
   classes: number;
   methods: number;
   nops: number;
+  /** Conditional branches (each widened, with a simulated frame, when widenAll). */
+  conditionals: number;
   tooLarge: string[];
   jar: string;
 }
 
-async function relayoutJar(input: string, output: string, beforeLabels = false): Promise<Relayout> {
+async function relayoutJar(input: string, output: string, beforeLabels = false, widenAll = false): Promise<Relayout> {
   const zip = await JSZip.loadAsync(readFileSync(input));
   const out = new JSZip();
-  const r: Relayout = { classes: 0, methods: 0, nops: 0, tooLarge: [], jar: output };
+  const r: Relayout = { classes: 0, methods: 0, nops: 0, conditionals: 0, tooLarge: [], jar: output };
   for (const f of Object.values(zip.files)) {
     if (f.dir) continue;
     let data = await f.async('uint8array');
@@ -84,11 +86,12 @@ async function relayoutJar(input: string, output: string, beforeLabels = false):
         const k = m.attributes.findIndex((a) => a.name === 'Code');
         if (k < 0) return;
         const code = readCode(cf, m, m.attributes[k]!);
-        const nops = insertBlockNops(code, beforeLabels);
+        const nops = widenAll ? 0 : insertBlockNops(code, beforeLabels);
         try {
-          m.attributes[k] = writeCode(cf, m, code);
+          m.attributes[k] = writeCode(cf, m, code, { widenAllBranches: widenAll });
           r.methods++;
           r.nops += nops;
+          for (const n of code.nodes) if (!isLabel(n) && isConditionalBranch(n.op)) r.conditionals++;
         } catch (e) {
           if (!(e instanceof MethodTooLargeError)) throw e;
           r.tooLarge.push(`${cf.thisClass}.${m.name}${m.desc}`); // left as it was
@@ -166,6 +169,22 @@ describe('relayout (a NOP at every block start) verifies on HotSpot', () => {
       expect(after.summary.ok).toBe(before.summary.ok);
     });
   }
+
+  it('every branch widened (inverted conditional over goto_w, with simulated frames) verifies too', async () => {
+    const summary: string[] = [];
+    for (const jar of DEBIAN_JARS) {
+      requireFiles([jar]);
+      const name = jar.slice(jar.lastIndexOf('/') + 1, -4);
+      const r = await relayoutJar(jar, join(work, `${name}-wide.jar`), false, true);
+      const after = verifyJar(r.jar, await manifestClassPath(jar));
+      summary.push(
+        `${name} ${r.methods} methods, ${r.conditionals} conditionals (${r.tooLarge.length} too large): ${after.verify.length} VerifyErrors`,
+      );
+      for (const line of after.verify.slice(0, 5)) console.log(`  VerifyError ${line}`);
+      expect(after.verify, name).toEqual([]);
+    }
+    console.log(`all branches widened: ${summary.join('; ')}`);
+  });
 
   it('negative control: NOPs put before the block labels make HotSpot report VerifyErrors', async () => {
     const jar = '/usr/share/java/commons-lang3.jar';

@@ -39,6 +39,11 @@ export interface WriteCodeOptions {
    * from the nearest preceding frame (frame-sim.ts), which is exact for code with valid frames.
    */
   frameAt?: (label: Label, branch: Insn, nodeIndex: number) => Frame;
+  /**
+   * Encode every branch in its 32-bit form (goto_w, jsr_w, inverted conditional over goto_w), as if
+   * all were far. For stress tests of widening and of the frames it needs; not for production.
+   */
+  widenAllBranches?: boolean;
 }
 
 export interface CodeLayout {
@@ -265,7 +270,7 @@ class Encoder {
           break;
         case Fmt.BRANCH:
           this.checkLabel(insn.target, name!);
-          wide[i] = insn.form === OP.GOTO_W || insn.form === OP.JSR_W ? 1 : 0;
+          wide[i] = insn.form === OP.GOTO_W || insn.form === OP.JSR_W || this.options.widenAllBranches ? 1 : 0;
           size[i] = -1;
           this.branches.push(i);
           break;
