@@ -549,7 +549,7 @@ describe('javac type annotations in code', () => {
     for (const t of [0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x47, 0x49]) expect(targets.has(t), `target 0x${t.toString(16)}`).toBe(true);
     expect([...writeCode(cf, m, code).info]).toEqual([...codeOf(m).info]);
     // Shift every offset: one NOP before each instruction.
-    code.nodes = code.nodes.flatMap((n) => (isLabel(n) ? [n] : [{ op: OP.NOP }, n]));
+    code.nodes = code.nodes.flatMap((n): Node[] => (isLabel(n) ? [n] : [{ op: OP.NOP }, n]));
     const before = layoutCode(cf, m, code);
     const out = writeCode(cf, m, code);
     const back = readCode(cf, m, out);

@@ -27,7 +27,7 @@ import {
   isUnconditionalTransfer,
 } from './opcodes.js';
 import { stackEffect } from './stack-effect.js';
-import { classNameOfVType, compressLocals, describeVType, initialLocalEntries } from './vtypes.js';
+import { classNameOfVType, compressLocals, initialLocalEntries } from './vtypes.js';
 
 export interface WriteCodeOptions {
   /**
