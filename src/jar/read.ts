@@ -1,9 +1,9 @@
 /** Reading the input: a jar (any zip) or a folder of class files, as entries in their original order. */
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import JSZip from 'jszip';
 import { KomoriumError } from '../errors.js';
-import { isArrayIndex, isClassName } from './entry.js';
+import { isClassName } from './entry.js';
+import { readZip } from './zip.js';
 import type { Entry, Input } from './entry.js';
 import { readError } from './fs-errors.js';
 
@@ -26,80 +26,18 @@ export async function readInput(path: string): Promise<Input> {
 }
 
 export async function readJar(path: string, data: Uint8Array): Promise<Entry[]> {
-  let zip: JSZip;
-  try {
-    zip = await JSZip.loadAsync(data, { createFolders: false });
-  } catch (e) {
-    throw new KomoriumError(`${path}: not a jar (zip) file: ${e instanceof Error ? e.message : String(e)}`);
-  }
-  let names = Object.keys(zip.files);
-  if (names.some(isArrayIndex)) names = centralDirectoryOrder(data, names);
-  const entries: Entry[] = [];
-  for (const name of names) {
-    const f = zip.files[name];
-    let bytes: Uint8Array;
-    try {
-      bytes = f.dir ? new Uint8Array(0) : await f.async('uint8array');
-    } catch (e) {
-      throw new KomoriumError(`${path}: cannot read entry ${name}: ${e instanceof Error ? e.message : String(e)}`);
-    }
+  return readZip(path, data).map((z) => {
     const entry: Entry = {
-      name,
-      data: bytes,
-      isClass: !f.dir && isClassName(name),
-      isDirectory: f.dir,
-      date: f.date,
+      name: z.name,
+      data: z.data,
+      isClass: !z.isDirectory && isClassName(z.name),
+      isDirectory: z.isDirectory,
+      date: z.date,
     };
-    if (typeof f.unixPermissions === 'number') entry.unixPermissions = f.unixPermissions;
-    if (f.comment) entry.comment = f.comment;
-    entries.push(entry);
-  }
-  return entries;
-}
-
-/**
- * `names` (jszip's, whose object keys put array-index names like "42" first) in central directory
- * order. Names the scan cannot match keep jszip's order, after the others.
- */
-function centralDirectoryOrder(data: Uint8Array, names: string[]): string[] {
-  const known = new Set(names);
-  const ordered: string[] = [];
-  const seen = new Set<string>();
-  try {
-    const dv = new DataView(data.buffer, data.byteOffset, data.byteLength);
-    let eocd = -1;
-    for (let i = data.length - 22; i >= Math.max(0, data.length - 22 - 0xffff); i--) {
-      if (dv.getUint32(i, true) === 0x06054b50) {
-        eocd = i;
-        break;
-      }
-    }
-    if (eocd >= 0) {
-      let count = dv.getUint16(eocd + 10, true);
-      let offset = dv.getUint32(eocd + 16, true);
-      if ((count === 0xffff || offset === 0xffffffff) && eocd >= 20 && dv.getUint32(eocd - 20, true) === 0x07064b50) {
-        const z64 = Number(dv.getBigUint64(eocd - 20 + 8, true));
-        count = Number(dv.getBigUint64(z64 + 32, true));
-        offset = Number(dv.getBigUint64(z64 + 48, true));
-      }
-      const utf8 = new TextDecoder();
-      for (let n = 0, p = offset; n < count && dv.getUint32(p, true) === 0x02014b50; n++) {
-        const nameLen = dv.getUint16(p + 28, true);
-        const extraLen = dv.getUint16(p + 30, true);
-        const commentLen = dv.getUint16(p + 32, true);
-        const name = utf8.decode(data.subarray(p + 46, p + 46 + nameLen));
-        if (known.has(name) && !seen.has(name)) {
-          seen.add(name);
-          ordered.push(name);
-        }
-        p += 46 + nameLen + extraLen + commentLen;
-      }
-    }
-  } catch {
-    // A directory the scan cannot follow: keep what it found, then jszip's order.
-  }
-  for (const name of names) if (!seen.has(name)) ordered.push(name);
-  return ordered;
+    if (z.unixPermissions !== undefined) entry.unixPermissions = z.unixPermissions;
+    if (z.comment) entry.comment = z.comment;
+    return entry;
+  });
 }
 
 /** A class folder, walked depth-first with names in code-unit order, so the order does not depend on the file system. */

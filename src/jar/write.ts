@@ -6,15 +6,15 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
-import JSZip from 'jszip';
 import { KomoriumError } from '../errors.js';
-import { isArrayIndex, isDirectoryEntry } from './entry.js';
+import { isDirectoryEntry } from './entry.js';
+import { writeZip } from './zip.js';
 import type { Entry } from './entry.js';
 import { writeError } from './fs-errors.js';
 
 /**
- * The timestamp of every output entry. jszip encodes dates with the UTC getters (and decodes them
- * as UTC), so a UTC instant gives the same DOS date/time bytes in every time zone. 1980-02-01
+ * The timestamp of every output entry, encoded with the UTC getters, so that it gives the same DOS
+ * date/time bytes in every time zone. 1980-02-01
  * rather than 1980-01-01: some zip tools turn the very first DOS date into a date before 1980.
  */
 export const FIXED_DATE = new Date(Date.UTC(1980, 1, 1, 0, 0, 0));
@@ -50,36 +50,13 @@ function checkNames(entries: readonly Entry[]): void {
   }
 }
 
-/**
- * jszip writes entries in the key order of its `files` object, and JavaScript puts array-index
- * keys ("42") before all others. A proxy that lists the keys in entry order restores the order.
- */
-function keepOrder(zip: JSZip, entries: readonly Entry[]): void {
-  const keys = Object.keys(zip.files);
-  if (!keys.some(isArrayIndex)) return;
-  const rank = new Map(entries.map((e, i) => [isDirectoryEntry(e) && !e.name.endsWith('/') ? e.name + '/' : e.name, i]));
-  const ordered = keys.sort((a, b) => (rank.get(a) ?? Infinity) - (rank.get(b) ?? Infinity));
-  zip.files = new Proxy(zip.files, { ownKeys: () => ordered });
-}
-
 /** The jar's bytes: DEFLATE, entries in the given order, fixed timestamps, contents untouched. */
 export async function jarBytes(entries: readonly Entry[]): Promise<Uint8Array> {
   checkNames(entries);
-  const zip = new JSZip();
-  for (const e of entries) {
-    const options: JSZip.JSZipFileOptions = { date: FIXED_DATE, createFolders: false, binary: true };
-    if (e.comment) options.comment = e.comment;
-    if (isDirectoryEntry(e)) zip.file(e.name.endsWith('/') ? e.name : e.name + '/', null, { ...options, dir: true });
-    else zip.file(e.name, e.data, options);
-  }
-  keepOrder(zip, entries);
-  return zip.generateAsync({
-    type: 'uint8array',
-    compression: 'DEFLATE',
-    compressionOptions: { level: 6 },
-    // DOS: no Unix permissions in the output, so the bytes do not depend on the input's file modes.
-    platform: 'DOS',
-  });
+  return writeZip(
+    entries.map((e) => ({ name: e.name, data: e.data, isDirectory: isDirectoryEntry(e), comment: e.comment })),
+    FIXED_DATE,
+  );
 }
 
 export async function writeJar(path: string, entries: readonly Entry[]): Promise<void> {

@@ -120,6 +120,11 @@ export interface RunJavaOptions {
   timeoutMs?: number;
   /** Sends `signal` once standard output contains `when` (e.g. to test SIGTERM handling). */
   signalWhen?: { when: string; signal: NodeJS.Signals };
+  /**
+   * Polled every 50 ms; when it returns true the process is killed with SIGKILL (for programs that
+   * never end by themselves, e.g. a shutdown hook that calls System.exit blocks the JVM forever).
+   */
+  killWhen?: () => boolean;
 }
 
 export interface RunJavaResult {
@@ -159,12 +164,19 @@ export function runJava(opts: RunJavaOptions): Promise<RunJavaResult> {
       timedOut = true;
       child.kill('SIGKILL');
     }, opts.timeoutMs ?? 120_000);
+    const poll = opts.killWhen
+      ? setInterval(() => {
+          if (opts.killWhen!()) child.kill('SIGKILL');
+        }, 50)
+      : undefined;
     child.on('error', (e) => {
       clearTimeout(timer);
+      clearInterval(poll);
       reject(e);
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      clearInterval(poll);
       resolvePromise({ stdout, stderr, code, signal, timedOut });
     });
     child.stdin.on('error', () => {

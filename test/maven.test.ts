@@ -1,0 +1,63 @@
+/**
+ * samples/maven: `mvn -o package` builds the jar, instruments it with komorium-ts through
+ * exec-maven-plugin, runs it on the workload and reports the profile — offline, from Debian's
+ * packaged Maven plugins in /usr/share/maven-repo (scripts/install-deps.sh installs them).
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import JSZip from 'jszip';
+import { readProfile } from '../src/profile/index.js';
+import { repoRoot, tmpDir } from './support/java.js';
+
+const DEBIAN_REPO = '/usr/share/maven-repo';
+
+describe('samples/maven', () => {
+  it('mvn -o package instruments the jar, runs the workload and writes a profile', async () => {
+    expect(existsSync(join(repoRoot, 'dist', 'cli', 'main.js')), 'dist/ is missing: run `npm run build`').toBe(true);
+    const project = join(tmpDir('komorium-maven-'), 'maven');
+    cpSync(join(repoRoot, 'samples', 'maven'), project, {
+      recursive: true,
+      filter: (src) => !/[\\/]target$/.test(src),
+    });
+
+    const r = spawnSync(
+      'mvn',
+      [
+        '-B',
+        '-o',
+        '-q',
+        '-Dstyle.color=never',
+        `-Dmaven.repo.local=${DEBIAN_REPO}`,
+        // Outside the repository the sample's in-repo profile is off: point it at our bin.
+        `-Dkomorium.cmd=${join(repoRoot, 'bin', 'komorium-ts.js')}`,
+        'package',
+      ],
+      { cwd: project, encoding: 'utf8', timeout: 300_000, maxBuffer: 64 * 1024 * 1024 },
+    );
+    if (r.error) throw new Error(`cannot run mvn (scripts/install-deps.sh installs maven): ${r.error.message}`);
+    const log = `${r.stdout}\n${r.stderr}`;
+    expect(r.status, log).toBe(0);
+
+    // The build log: the instrument summary, the workload's own output, then the report.
+    expect(r.stdout).toMatch(/instrumented .*app\.jar -> .*app-komorium\.jar/);
+    expect(r.stdout).toContain('primes below 200000: 17984\n');
+    expect(r.stdout).toMatch(/Hottest methods by self[^\n]*\n[^\n]*\n\s+\d+\.\d%[\s\d,]+\d+\.\d%\s+com\.example\.workload\.Primes\.isPrime\(int\)/);
+
+    const target = join(project, 'target');
+    const instrumented = await JSZip.loadAsync(readFileSync(join(target, 'app-komorium.jar')));
+    expect(instrumented.file('komorium/runtime/TC.class'), 'the runtime is inside the instrumented jar').not.toBeNull();
+    expect(instrumented.file('com/example/workload/Main.class')).not.toBeNull();
+    const plain = await JSZip.loadAsync(readFileSync(join(target, 'app.jar')));
+    expect(plain.file('komorium/runtime/TC.class'), 'the plain jar is left as Maven built it').toBeNull();
+
+    const text = readFileSync(join(target, 'app.kprof'), 'utf8');
+    expect(text.split('\n')[0]).toBe('komorium-profile\t1');
+    const profile = readProfile(join(target, 'app.kprof'));
+    // Class names compared in dotted form: the format doc says internal names, the runtime writes dotted ones.
+    const names = profile.methods.map((m) => `${m.className.replace(/\//g, '.')}.${m.name}${m.descriptor}`);
+    expect(names).toContain('com.example.workload.Main.main([Ljava/lang/String;)V');
+    expect(names).toContain('com.example.workload.Primes.isPrime(I)Z');
+  });
+});
