@@ -28,11 +28,15 @@ if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
 #   openjdk-17-source    /usr/lib/jvm/java-17-openjdk-amd64/lib/src.zip
 #                        (depends on openjdk-17-jdk of the same version, so it may
 #                        upgrade the preinstalled JDK 17 to the current security release)
-#   maven, libexec-maven-plugin-java (/usr/share/maven-repo/org/codehaus/mojo/exec-maven-plugin)
+#   maven, libexec-maven-plugin-java (/usr/share/maven-repo/org/codehaus/mojo/exec-maven-plugin/3.1.0)
+#   libmaven-compiler-plugin-java 3.10.1, libmaven-jar-plugin-java 3.3.0, libmaven-resources-plugin-java 3.3.0:
+#                        the plugins samples/maven pins, for `mvn -o -Dmaven.repo.local=/usr/share/maven-repo`
+#   junit5               org.junit:junit-bom, which plexus-compiler's POM (under maven-compiler-plugin) imports
 APT_PACKAGES=(
   libguava-java libcommons-lang3-java librhino-java rhino libecj-java
   jflex cup libasm-java libjacoco-java junit4 libhamcrest-java
   openjdk-17-source maven libexec-maven-plugin-java
+  libmaven-compiler-plugin-java libmaven-jar-plugin-java libmaven-resources-plugin-java junit5
 )
 if ! command -v javac >/dev/null 2>&1; then
   APT_PACKAGES=(openjdk-17-jdk-headless "${APT_PACKAGES[@]}")

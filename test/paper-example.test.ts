@@ -20,7 +20,7 @@ beforeAll(async () => {
   const src = join(repoRoot, 'samples', 'fig4');
   javac(readdirSync(src).filter((f) => f.endsWith('.java')).map((f) => join(src, f)), join(work, 'classes'), { release: 8 });
   jar = join(work, 'fig4.jar');
-  await jarDir(join(work, 'classes'), jar, { mainClass: 'Foo' });
+  await jarDir(join(work, 'classes'), jar, { mainClass: 'Main' });
   agentDir = join(work, 'agent');
   javac([join(repoRoot, 'test', 'fixtures', 'agents', 'RecordingAgent.java')], agentDir, { release: 8, classpath: [runtimeJar()] });
 });
@@ -35,7 +35,7 @@ async function samples(extra: string[]): Promise<Sample[]> {
   instrument(jar, out, extra);
   const r = await runJava({
     cp: [out, agentDir],
-    main: 'Foo',
+    main: 'Main',
     jvmArgs: ['-Dkomorium.agent=RecordingAgent', '-Dkomorium.quiet=true'],
   });
   expect(r.code, r.stderr).toBe(0);

@@ -3,7 +3,8 @@
  * usage. A KomoriumError is the user's problem and is printed without a stack trace; anything
  * else is a bug in komorium-ts and keeps its stack.
  */
-import yargs from 'yargs';
+import { readFileSync } from 'node:fs';
+import yargs, { type CommandModule } from 'yargs';
 import { KomoriumError } from '../errors.js';
 import { instrumentCommand } from './commands/instrument.js';
 import { inspectCommand } from './commands/inspect.js';
@@ -19,30 +20,103 @@ function fail(message: string): never {
   process.exit(EXIT.BAD_INPUT);
 }
 
+const COMMANDS = [instrumentCommand, runCommand, reportCommand, diffCommand, mergeCommand, inspectCommand];
+
+/**
+ * Our own version: yargs' default looks for the package.json of the current folder (an ES module
+ * has no require.main), which in a user's project is the project's. dist/cli/main.js and
+ * src/cli/main.ts are both two levels below the package root.
+ */
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** The command named on the command line (`instrument`, ...), if any. */
+function commandIn(argv: string[]): CommandModule<object, never> | undefined {
+  const first = argv.find((a) => !a.startsWith('-'));
+  return COMMANDS.find((c) => String(c.command).split(' ')[0] === first) as CommandModule<object, never> | undefined;
+}
+
+/** yargs' usage messages, phrased for someone reading a build log: options with their dashes, what a command needs. */
+function usageMessage(msg: string, argv: string[]): string {
+  const cmd = commandIn(argv);
+  const name = cmd ? String(cmd.command).split(' ')[0] : undefined;
+  let text = msg;
+  const unknown = /^Unknown arguments?: (.*)$/.exec(msg);
+  if (unknown) {
+    const words = unknown[1]!.split(', ').map((w) => {
+      const asOption = argv.find((a) => a === `--${w}` || a.startsWith(`--${w}=`) || a === `-${w}`);
+      return asOption ? asOption.replace(/=.*$/, '') : w;
+    });
+    const options = words.filter((w) => w.startsWith('-'));
+    const others = words.filter((w) => !w.startsWith('-'));
+    const commands = COMMANDS.map((c) => String(c.command).split(' ')[0]).join(', ');
+    text = [
+      options.length ? `unknown option${options.length > 1 ? 's' : ''} ${options.join(', ')}` : '',
+      others.length && !cmd ? `unknown command '${others[0]}' (commands: ${commands})` : '',
+      others.length && cmd ? `unexpected argument${others.length > 1 ? 's' : ''} ${others.join(', ')}` : '',
+    ]
+      .filter(Boolean)
+      .join('; ');
+  } else if (/^Not enough non-option arguments/.test(msg) && cmd) {
+    text = `missing arguments: komorium-ts ${String(cmd.command)} [options]`;
+  } else if (/^Did you mean /.test(msg)) {
+    text = `unknown command '${argv.find((a) => !a.startsWith('-'))}'. ${msg}`;
+  }
+  return `${text}\nRun 'komorium-ts ${name ? `${name} ` : ''}--help' for usage.`;
+}
+
 export async function main(argv: string[]): Promise<void> {
+  // yargs runs no command, and says nothing, for `komorium-ts -- instrument x.jar`: notice it.
+  let handled = false;
+  const ran = <T>(c: CommandModule<object, T>): CommandModule<object, T> => ({
+    ...c,
+    handler: (args) => {
+      handled = true;
+      return c.handler(args);
+    },
+  });
   const cli = yargs(argv)
     .scriptName('komorium-ts')
-    .usage('$0 <command> [options]\n\nDeterministic sampling profiles of Java programs by bytecode instruction counting.')
-    .command(instrumentCommand)
-    .command(runCommand)
-    .command(reportCommand)
-    .command(diffCommand)
-    .command(mergeCommand)
-    .command(inspectCommand)
+    .usage(
+      '$0 <command> [options]\n\n' +
+        'Deterministic sampling profiles of Java programs by bytecode instruction counting: instrument a jar so ' +
+        'that it profiles itself, run it with any java, then report or diff the profile it writes (examples below).',
+    )
+    .command(ran(instrumentCommand))
+    .command(ran(runCommand))
+    .command(ran(reportCommand))
+    .command(ran(diffCommand))
+    .command(ran(mergeCommand))
+    .command(ran(inspectCommand))
     .demandCommand(1, 'Name a command: instrument, run, report, diff, merge or inspect.')
     .strict()
     .recommendCommands()
-    .epilogue('Exit codes: 0 success, 1 a diff gate failed, 2 bad input or usage.\nDocs: README.md')
+    .example('$0 instrument app.jar -o app-komorium.jar', '')
+    .example('java -Dkomorium.out=app.kprof -jar app-komorium.jar', '')
+    .example('$0 report app.kprof', '')
+    .epilogue(
+      "Run '$0 <command> --help' for a command's options.\n" +
+        'Exit codes: 0 success; 1 a diff gate failed (--fail-under, --max-growth); 2 bad input or usage ' +
+        '(the message on stderr names the file or option).\n' +
+        'Output is plain text when stdout is not a terminal: no colors, no progress bar.\n' +
+        'Docs: README.md',
+    )
     .help()
     .alias('h', 'help')
-    .version()
+    .version(packageVersion())
     .wrap(Math.min(110, process.stdout.columns || 100))
     .fail((msg, err) => {
       if (err && !(err instanceof KomoriumError)) throw err;
-      fail(err ? err.message : `${msg}\nRun 'komorium-ts --help' for usage.`);
+      fail(err ? err.message : usageMessage(msg, argv));
     });
   try {
     await cli.parseAsync();
+    if (!handled) fail(`no command ran for: ${argv.join(' ')}\nRun 'komorium-ts --help' for usage.`);
   } catch (e) {
     if (e instanceof KomoriumError) fail(e.message);
     throw e;

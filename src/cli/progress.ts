@@ -1,6 +1,7 @@
 /**
- * A progress bar for big jars, drawn only when both stdout and stderr are terminals: build logs
- * and pipes get no escape codes.
+ * A progress bar for big jars (200 classes or more), drawn only when both stdout and stderr are
+ * terminals and neither CI nor TERM=dumb is set: build logs and pipes get no escape codes
+ * (test/cli.test.ts checks both sides).
  */
 export interface Progress {
   update: (done: number, total: number) => void;
@@ -8,7 +9,7 @@ export interface Progress {
 }
 
 export function progressBar(label: string): Progress | undefined {
-  if (!process.stdout.isTTY || !process.stderr.isTTY || process.env.CI) return undefined;
+  if (!process.stdout.isTTY || !process.stderr.isTTY || process.env.CI || process.env.TERM === 'dumb') return undefined;
   let last = -1;
   return {
     update(done, total) {

@@ -77,6 +77,8 @@ export interface JavacOptions {
   classpath?: string[];
   /** Extra javac arguments. */
   args?: string[];
+  /** Home of the JDK whose javac to use (default: $JAVA_HOME or the javac on the PATH). */
+  jdk?: string;
 }
 
 /**
@@ -87,7 +89,8 @@ export function javac(src: string | string[], outDir: string, opts: JavacOptions
   const files = Array.isArray(src) ? src : statSync(src).isDirectory() ? listFiles(src, '.java') : [src];
   if (files.length === 0) throw new Error(`javac: no .java files in ${String(src)}`);
   const release = opts.release ?? 8;
-  const releaseArgs = javacRelease() >= 9 ? ['--release', String(release)] : ['-source', String(release), '-target', String(release)];
+  const javacExe = opts.jdk ? join(opts.jdk, 'bin', 'javac') : javacPath();
+  const releaseArgs = opts.jdk || javacRelease() >= 9 ? ['--release', String(release)] : ['-source', String(release), '-target', String(release)];
   const args = [
     ...releaseArgs,
     '-Xlint:-options',
@@ -99,7 +102,7 @@ export function javac(src: string | string[], outDir: string, opts: JavacOptions
     ...(opts.args ?? []),
     ...files,
   ];
-  const r = spawnSync(javacPath(), args, { encoding: 'utf8' });
+  const r = spawnSync(javacExe, args, { encoding: 'utf8' });
   if (r.error) throw r.error;
   if (r.status !== 0) throw new Error(`javac failed (exit ${r.status}):\n${r.stdout}${r.stderr}`);
 }
@@ -145,7 +148,7 @@ export function runJava(opts: RunJavaOptions): Promise<RunJavaResult> {
   }
   const args = [...(opts.jvmArgs ?? []), '-cp', opts.cp.join(delimiter), opts.main, ...(opts.args ?? [])];
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(javaPath(), args, { cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(opts.jdk ? join(opts.jdk, 'bin', 'java') : javaPath(), args, { cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let timedOut = false;

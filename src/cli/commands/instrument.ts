@@ -59,7 +59,11 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
       .option('classpath', { alias: 'cp', type: 'string', array: true, default: [], describe: 'jars the input needs but that are not rewritten' })
       .option('include', { type: 'string', array: true, default: [], describe: 'rewrite only classes matching (com.foo.**, com.foo.*, *Test)' })
       .option('exclude', { type: 'string', array: true, default: [], describe: 'leave classes matching as they are' })
-      .option('checks', { choices: ['all', 'optimized'] as const, default: 'optimized' as const, describe: 'granularity checks in every block, or per seed 002 §5.2' })
+      .option('checks', {
+        choices: ['all', 'optimized'] as const,
+        default: 'optimized' as const,
+        describe: 'where the sampling checks go: every block, or only returns, calls, loop headers and where --max-path needs one',
+      })
       .option('max-path', { type: 'number', default: 50, describe: 'split blocks and place checks so no path runs more bytecodes unchecked (0 = off)' })
       .option('leaf-opt', { type: 'boolean', default: true, describe: 'leaf methods push their identifier only when sampled (§5.1); --no-leaf-opt to compare' })
       .option('callbacks', { type: 'boolean', default: true, describe: 'callbacks from uninstrumented code continue the caller\'s calling context' })
@@ -67,7 +71,13 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
       .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print only warnings' })
       .option('report-json', { type: 'string', describe: 'also write the per-class report as JSON to this file' })
       .example('$0 instrument app.jar', 'writes app-komorium.jar')
-      .example('java -Dkomorium.out=app.kprof -jar app-komorium.jar', 'run it; the profile is written at exit')
+      .example('$0 instrument app.jar --cp lib/dep.jar', 'dep.jar only resolves types: not rewritten')
+      .epilogue(
+        'Then run the output with any java 8 or newer (the runtime is inside it); the profile is written at exit:\n' +
+          '  java -Dkomorium.out=app.kprof -jar app-komorium.jar\n' +
+          '  $0 report app.kprof\n' +
+          'The same input and options give the same output bytes.',
+      )
       .check((a) => {
         if (!Number.isInteger(a['max-path']) || a['max-path'] < 0) throw new UsageError('--max-path must be a whole number >= 0');
         return true;

@@ -48,10 +48,10 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('java', { type: 'string', default: 'java', describe: 'the java launcher to run' })
       .option('top', { type: 'number', default: 15, describe: 'rows in the printed report' })
       .option('classpath', { alias: 'cp', type: 'string', array: true, default: [], describe: 'jars the application needs (not rewritten)' })
-      .option('include', { type: 'string', array: true, default: [] })
-      .option('exclude', { type: 'string', array: true, default: [] })
-      .option('checks', { choices: ['all', 'optimized'] as const, default: 'optimized' as const })
-      .option('max-path', { type: 'number', default: 50 })
+      .option('include', { type: 'string', array: true, default: [], describe: 'rewrite only classes matching (as for instrument)' })
+      .option('exclude', { type: 'string', array: true, default: [], describe: 'leave classes matching as they are (as for instrument)' })
+      .option('checks', { choices: ['all', 'optimized'] as const, default: 'optimized' as const, describe: 'as for instrument' })
+      .option('max-path', { type: 'number', default: 50, describe: 'as for instrument' })
       .example('$0 run app.jar -- input.txt', 'profile app.jar on input.txt; writes app.kprof') as unknown as Argv<RunArgs>,
   handler: async (a) => {
     const work = mkdtempSync(join(tmpdir(), 'komorium-run-'));

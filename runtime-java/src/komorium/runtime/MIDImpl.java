@@ -19,9 +19,10 @@ public final class MIDImpl implements MID {
      * Stands for the frames that did not fit into a reified stack of {@code komorium.stackSize}
      * slots: once a stack is full, {@link TC#push} keeps overwriting its top slot with the
      * innermost method and stores this marker in the slot below, so a sample of a too-deep stack
-     * reads {@code outer frames…, <truncated>, innermost method}.
+     * reads {@code outer frames…, <truncated>, innermost method}. (The built-in agents record such
+     * a sample in the context {@code outer frames…, <truncated>}, as docs/profile-format.md asks.)
      */
-    public static final MIDImpl TRUNCATED = new MIDImpl("<truncated>", "<truncated>", "", null, -1);
+    public static final MIDImpl TRUNCATED = new MIDImpl("<truncated>", "<truncated>", "()V", null, -1);
 
 
     private final String className;

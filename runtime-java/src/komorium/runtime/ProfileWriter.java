@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -35,13 +36,16 @@ final class ProfileWriter {
     private ProfileWriter() {
     }
 
-    /** A method line: the fields of a {@link MIDImpl}, compared as the format sorts them. */
+    /**
+     * A method line. Identity is the method key (class, name, descriptor), as the format requires;
+     * identifiers that share a key (one class loaded by several loaders) become one method.
+     */
     static final class MethodKey implements Comparable<MethodKey> {
         final String className;
         final String name;
         final String descriptor;
-        final String source;
-        final int line;
+        String source;
+        int line;
         int id = -1;
 
         MethodKey(String className, String name, String descriptor, String source, int line) {
@@ -52,6 +56,21 @@ final class ProfileWriter {
             this.line = line;
         }
 
+        /**
+         * Keeps one source and line for a key seen with several, independently of the order the
+         * identifiers were met in: a known source first, then the smallest (source, line).
+         */
+        void absorb(MethodKey o) {
+            boolean better = source.isEmpty() != o.source.isEmpty()
+                    ? !o.source.isEmpty()
+                    : (o.source.compareTo(source) < 0 || (o.source.equals(source) && o.line < line));
+            if (better) {
+                source = o.source;
+                line = o.line;
+            }
+        }
+
+        /** By (class, name, descriptor), comparing UTF-16 code units as the format says. */
         @Override
         public int compareTo(MethodKey o) {
             int c = className.compareTo(o.className);
@@ -60,12 +79,6 @@ final class ProfileWriter {
             }
             if (c == 0) {
                 c = descriptor.compareTo(o.descriptor);
-            }
-            if (c == 0) {
-                c = source.compareTo(o.source);
-            }
-            if (c == 0) {
-                c = Integer.compare(line, o.line);
             }
             return c;
         }
@@ -77,8 +90,7 @@ final class ProfileWriter {
 
         @Override
         public int hashCode() {
-            return ((className.hashCode() * 31 + name.hashCode()) * 31 + descriptor.hashCode()) * 31
-                    + source.hashCode() * 7 + line;
+            return (className.hashCode() * 31 + name.hashCode()) * 31 + descriptor.hashCode();
         }
     }
 
@@ -108,6 +120,15 @@ final class ProfileWriter {
             return n;
         }
     }
+
+    // A class rather than a lambda: nothing at shutdown should depend on bootstrapping
+    // invokedynamic call sites.
+    private static final Comparator<Node> DESCENDING_METHOD_ID = new Comparator<Node>() {
+        @Override
+        public int compare(Node a, Node b) {
+            return Integer.compare(b.method.id, a.method.id);
+        }
+    };
 
     /** Everything the file holds below the header, ready to print. */
     static final class Snapshot {
@@ -231,7 +252,7 @@ final class ProfileWriter {
                 }
             }
             // Pushed in descending id order so that they are popped (emitted) in ascending order.
-            Collections.sort(kids, (a, b) -> Integer.compare(b.method.id, a.method.id));
+            Collections.sort(kids, DESCENDING_METHOD_ID);
             for (Node c : kids) {
                 todo.add(c);
                 todoParent.add(id);
@@ -247,18 +268,38 @@ final class ProfileWriter {
         }
         if (mid instanceof MIDImpl) {
             MIDImpl m = (MIDImpl) mid;
-            k = new MethodKey(m.getClassName(), m.getMethodName(), m.getDescriptor(), m.getSourceFile(), m.getFirstLine());
+            k = new MethodKey(internalName(m.getClassName()), orUnknown(m.getMethodName()), orVoid(m.getDescriptor()),
+                    m.getSourceFile(), m.getFirstLine());
         } else {
             // A custom MID: its string form is all we know.
-            k = new MethodKey(String.valueOf(mid), "", "", null, -1);
+            k = new MethodKey(internalName(String.valueOf(mid)), "<unknown>", "()V", null, -1);
         }
         MethodKey canonical = interned.get(k);
         if (canonical == null) {
             interned.put(k, k);
             canonical = k;
+        } else {
+            canonical.absorb(k);
         }
         byMid.put(mid, canonical);
         return canonical;
+    }
+
+    /**
+     * The class file's form {@code com/foo/Bar} of the {@code Class.getName()} form the
+     * instrumented code passes: a binary name has no '/', an internal name no '.', so this is exact.
+     */
+    static String internalName(String className) {
+        return orUnknown(className.replace('.', '/'));
+    }
+
+    // A reader rejects empty names; only a hand-made identifier can have one.
+    private static String orUnknown(String s) {
+        return s.isEmpty() ? "<unknown>" : s;
+    }
+
+    private static String orVoid(String s) {
+        return s.isEmpty() ? "()V" : s;
     }
 
     /** The whole file. */
@@ -312,8 +353,15 @@ final class ProfileWriter {
         }
     }
 
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    /**
+     * Escapes a string field as the format's table says: backslash, TAB, LF and CR as backslash
+     * sequences; other control characters and unpaired surrogates (which UTF-8 cannot carry, and
+     * Java's encoder would turn into '?') as backslash-u and four uppercase hex digits.
+     */
     static StringBuilder escape(StringBuilder sb, String s) {
-        for (int i = 0; i < s.length(); i++) {
+        for (int i = 0, n = s.length(); i < n; i++) {
             char c = s.charAt(i);
             if (c == '\\') {
                 sb.append("\\\\");
@@ -321,11 +369,24 @@ final class ProfileWriter {
                 sb.append("\\t");
             } else if (c == '\n') {
                 sb.append("\\n");
+            } else if (c == '\r') {
+                sb.append("\\r");
+            } else if (c < 0x20 || c == 0x7f) {
+                hex(sb, c);
+            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                sb.append(c).append(s.charAt(++i));
+            } else if (Character.isSurrogate(c)) {
+                hex(sb, c);
             } else {
                 sb.append(c);
             }
         }
         return sb;
+    }
+
+    private static void hex(StringBuilder sb, char c) {
+        sb.append('\\').append('u').append(HEX[(c >> 12) & 15]).append(HEX[(c >> 8) & 15]).append(HEX[(c >> 4) & 15])
+                .append(HEX[c & 15]);
     }
 
     /**

@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
     /** Stands for a reified-stack slot that holds no identifier (which a correct transform never leaves). */
-    static final MIDImpl UNKNOWN = new MIDImpl("<unknown>", "<unknown>", "", null, -1);
+    static final MIDImpl UNKNOWN = new MIDImpl("<unknown>", "<unknown>", "()V", null, -1);
 
     /** Root of the samples tree. Guarded by {@code this}, like every mutable field below. */
     final InvocationNode root = new InvocationNode();
@@ -42,11 +42,17 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
     abstract long seed();
 
     /**
-     * The node for {@code stack[0..sp)}, created as needed; {@code sp > 0}. Replaces the resolved
-     * entries of the stack by their nodes, so that the next sample of this thread only resolves
-     * the frames above the topmost node (seed 002, Figure 9). Caller holds the lock.
+     * The node for {@code stack[0..sp)}, created as needed; {@code 0 < sp <= stack.length}.
+     * Replaces the resolved entries of the stack by their nodes, so that the next sample of this
+     * thread only resolves the frames above the topmost node (seed 002, Figure 9). A truncated
+     * stack ({@code outer…, <truncated>, innermost}) counts in the context {@code outer…,
+     * <truncated>}: the profile format makes the marker the innermost frame, so that it is a leaf
+     * under the deepest frame that was kept. Caller holds the lock.
      */
     final InvocationNode context(MID[] stack, int sp) {
+        if (sp == stack.length && sp >= 2 && isTruncationMarker(stack[sp - 2])) {
+            sp--;
+        }
         int i = sp - 1;
         MID top = stack[i];
         if (top instanceof InvocationNode && ((InvocationNode) top).root == root) {
@@ -65,6 +71,10 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
             stack[i] = n;
         }
         return n;
+    }
+
+    private static boolean isTruncationMarker(MID m) {
+        return m == MIDImpl.TRUNCATED || (m instanceof InvocationNode && ((InvocationNode) m).mid == MIDImpl.TRUNCATED);
     }
 
     private static MID key(MID m) {
