@@ -12,7 +12,7 @@ import { writeCode } from '../bytecode/code-writer.js';
 import type { MethodCode } from '../bytecode/ir.js';
 import { OP } from '../bytecode/opcodes.js';
 import { simulateFrames } from '../analysis/frames.js';
-import { KomoriumError } from '../errors.js';
+import { ClassFormatError, KomoriumError } from '../errors.js';
 import { RT } from './runtime-names.js';
 import type { ProgramView } from './calls.js';
 import { instrumentBody, extendedMember, NotInstrumentable, type BodyStats } from './method-body.js';
@@ -179,7 +179,8 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
       mids.push({ field: mid.name, name: m.name, desc: m.desc, line });
       addStats(stats);
     } catch (e) {
-      if (!(e instanceof KomoriumError)) throw e;
+      // Broken input is the user's to know about (the run fails, or --skip-broken copies the class).
+      if (!(e instanceof KomoriumError) || e instanceof ClassFormatError) throw e;
       const reason = e instanceof NotInstrumentable ? e.message : e.message.replace(/^[^:]*: /, '');
       leave(m, reason);
       if (kind === 'body') {

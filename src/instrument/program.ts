@@ -138,7 +138,14 @@ export async function instrumentProgram(req: InstrumentRequest): Promise<Instrum
     try {
       result = instrumentClass(p.cf, program, req.options);
     } catch (e) {
-      if (!(e instanceof KomoriumError)) throw e;
+      if (e instanceof ClassFormatError && req.skipBroken) {
+        skippedClasses.push({ entry: entry.name, reason: e.detail });
+        warnings.push(`${entry.name}: copied unchanged, it is broken: ${e.detail}`);
+        out.push(entry);
+        req.progress?.(done, parsed.length);
+        continue;
+      }
+      if (!(e instanceof KomoriumError) || e instanceof ClassFormatError) throw e;
       // The class keeps its code; stand-ins keep every call site elsewhere valid.
       warnings.push(`${p.cf.thisClass.replace(/\//g, '.')}: left uninstrumented: ${e.message}`);
       result = stubClass(entry.data, entry.name, req.options);

@@ -115,6 +115,8 @@ export interface RunJavaOptions {
   args?: string[];
   /** JVM options such as -Dkomorium.agent=exact or -Xss4m. Never verification switches. */
   jvmArgs?: string[];
+  /** Home of the JDK whose java to use (default: $JAVA_HOME or the java on the PATH). */
+  jdk?: string;
   /** Written to the program's standard input, which is then closed. */
   input?: string;
   /** Working directory (default: the current one). */
