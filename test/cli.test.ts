@@ -4,9 +4,9 @@
  * Everything runs the real bin/komorium-ts.js over dist/ (built by `npm test`).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from './support/komorium.js';
 import { jarDir, javac, repoRoot, tmpDir } from './support/java.js';
 
@@ -44,6 +44,9 @@ describe('komorium-ts command line', () => {
   beforeAll(async () => {
     work = tmpDir('komorium-cli-');
     jar = await manyClassesJar(work, 220);
+  });
+  afterAll(() => {
+    if (!process.env.KOMORIUM_KEEP_TMP) rmSync(work, { recursive: true, force: true });
   });
 
   it('--help lists every command, the workflow and the exit codes', () => {

@@ -4,9 +4,9 @@
  * packaged Maven plugins in /usr/share/maven-repo (scripts/install-deps.sh installs them).
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import JSZip from 'jszip';
 import { readProfile } from '../src/profile/index.js';
 import { repoRoot, tmpDir } from './support/java.js';
@@ -14,9 +14,14 @@ import { repoRoot, tmpDir } from './support/java.js';
 const DEBIAN_REPO = '/usr/share/maven-repo';
 
 describe('samples/maven', () => {
+  const work = tmpDir('komorium-maven-');
+  afterAll(() => {
+    if (!process.env.KOMORIUM_KEEP_TMP) rmSync(work, { recursive: true, force: true });
+  });
+
   it('mvn -o package instruments the jar, runs the workload and writes a profile', async () => {
     expect(existsSync(join(repoRoot, 'dist', 'cli', 'main.js')), 'dist/ is missing: run `npm run build`').toBe(true);
-    const project = join(tmpDir('komorium-maven-'), 'maven');
+    const project = join(work, 'maven');
     cpSync(join(repoRoot, 'samples', 'maven'), project, {
       recursive: true,
       filter: (src) => !/[\\/]target$/.test(src),

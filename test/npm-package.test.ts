@@ -8,9 +8,9 @@
  * package's dependencies only.
  */
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { jarDir, javac, javaPath, repoRoot, tmpDir } from './support/java.js';
 
 const SAMPLE = join(repoRoot, 'samples', 'hot');
@@ -36,8 +36,12 @@ function userEnv(): NodeJS.ProcessEnv {
 }
 
 describe('npm package', () => {
+  const work = tmpDir('komorium-npm-');
+  afterAll(() => {
+    if (!process.env.KOMORIUM_KEEP_TMP) rmSync(work, { recursive: true, force: true });
+  });
+
   it('packs with a clean build, installs into an empty project and runs instrument, java and report', async () => {
-    const work = tmpDir('komorium-npm-');
     const env = userEnv();
 
     // 1. A copy of what the build reads; node_modules is shared (tsc, jszip for the runtime jar).
