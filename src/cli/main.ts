@@ -102,7 +102,7 @@ export async function main(argv: string[]): Promise<void> {
     .epilogue(
       "Run '$0 <command> --help' for a command's options.\n" +
         'Exit codes: 0 success; 1 a diff gate failed (--fail-under, --max-growth); 2 bad input or usage ' +
-        '(the message on stderr names the file or option).\n' +
+        '(the message on stderr names the file or option); run passes on a non-zero exit code of the program.\n' +
         'Output is plain text when stdout is not a terminal: no colors, no progress bar.\n' +
         'Docs: README.md',
     )
