@@ -32,11 +32,14 @@ if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
 #   libmaven-compiler-plugin-java 3.10.1, libmaven-jar-plugin-java 3.3.0, libmaven-resources-plugin-java 3.3.0:
 #                        the plugins samples/maven pins, for `mvn -o -Dmaven.repo.local=/usr/share/maven-repo`
 #   junit5               org.junit:junit-bom, which plexus-compiler's POM (under maven-compiler-plugin) imports
+#   chromium             /usr/bin/chromium: the browser test/flamegraph-browser.test.ts drives with
+#                        playwright-core (executablePath; playwright's own browser download is not used)
 APT_PACKAGES=(
   libguava-java libcommons-lang3-java librhino-java rhino libecj-java
   jflex cup libasm-java libjacoco-java junit4 libhamcrest-java
   openjdk-17-source maven libexec-maven-plugin-java
   libmaven-compiler-plugin-java libmaven-jar-plugin-java libmaven-resources-plugin-java junit5
+  chromium
 )
 if ! command -v javac >/dev/null 2>&1; then
   APT_PACKAGES=(openjdk-17-jdk-headless "${APT_PACKAGES[@]}")

@@ -1,10 +1,9 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { buildProfile, readProfile, type Profile, type TreeDraft } from '../src/profile/index.js';
+import { readProfile } from '../src/profile/index.js';
 import { diffProfiles, escapeHtml, renderDiffHtml, renderHtml, scriptJson } from '../src/report/index.js';
-import { fixture, tempDir } from './fixtures/profiles/harness.js';
+import { fixture } from './fixtures/profiles/harness.js';
+import { syntheticProfile } from './support/synthetic-profile.js';
 
 /** The JSON payload and the client script of a generated page. */
 function parts(html: string): { data: string; script: string } {
@@ -44,7 +43,7 @@ interface Page {
 
 /**
  * Runs the page's script against a minimal DOM and canvas: enough to check layout, zoom, search,
- * hover and click without a browser (a real-browser check is below, when playwright-core exists).
+ * hover and click without a browser (flamegraph-browser.test.ts runs the page in Chromium).
  */
 function load(html: string, width = 1000): Page {
   const { data, script } = parts(html);
@@ -170,6 +169,12 @@ describe('HTML flame graph', () => {
     expect(p.api.nodeAt(500, (p.api.state.rows - 1) * ROW + 5)).toBe(0);
   });
 
+  it('shortens the names of narrow frames: the package goes first, then the parameters, then the class', () => {
+    // At 200 px: parse (85%) has room for 24 characters, sum under it (55%) for 15, hashCode for 4.
+    expect(load(html, 200).drawn.texts).toEqual(['all', 'com.foo.Main.main(String[])', 'Parser.parse(…)', 'Util.sum(int[])', 'hash…']);
+    expect(load(html, 1000).drawn.texts).toContain('com.foo.Parser.parse(int, String)');
+  });
+
   it('searches, highlights and reports the matched percentage', () => {
     const p = load(html);
     p.el('search').value = 'hashcode';
@@ -245,83 +250,5 @@ describe('differential flame graph', () => {
     const b = readProfile(fixture('disjoint.kprof'));
     const p = load(renderDiffHtml(diffProfiles(a, b)));
     expect(p.api.describe(1)).toContain('not in this profile');
-  });
-});
-
-/** A large profile with a deterministic random shape: deep chains, some fan-out, thousands of methods. */
-export function syntheticProfile(size: number): Profile {
-  let seed = 1;
-  const rnd = (): number => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
-  const methods = Array.from({ length: 20_000 }, (_, i) => ({
-    className: `com/big/pkg${i % 40}/Class${i % 300}`,
-    name: `m${i}`,
-    descriptor: '(ILjava/lang/String;[J)V',
-    source: `Class${i % 300}.java`,
-    line: i,
-  }));
-  let count = 0;
-  const gen = (depth: number): TreeDraft => {
-    const d: TreeDraft = { method: methods[Math.floor(rnd() * methods.length)]!, counter: 1 + Math.floor(rnd() * 20), children: [] };
-    count++;
-    const k = depth < 3 ? 12 : depth < 40 ? (rnd() < 0.6 ? 1 : rnd() < 0.5 ? 2 : 0) : 0;
-    for (let i = 0; i < k && count < size; i++) d.children.push(gen(depth + 1));
-    return d;
-  };
-  const main: TreeDraft = { method: methods[0]!, counter: 0, children: [] };
-  while (count < size) main.children.push(gen(2));
-  return buildProfile({ name: 'big.kprof', agent: 'sampling', unit: 'samples', granularity: 10000, totalBytecodes: 1e10 }, { method: null, counter: 0, children: [main] });
-}
-
-/**
- * The same page in a real browser. Needs the dev dependency playwright-core and a Chromium
- * (`npx playwright-core install chromium`, or KOMORIUM_CHROMIUM=/path/to/chrome); skipped otherwise.
- */
-/** The few playwright-core calls used, so this file type-checks before the dependency is added. */
-interface Browser {
-  newPage(o: object): Promise<BrowserPage>;
-  close(): Promise<void>;
-}
-interface BrowserPage {
-  on(event: 'pageerror', f: (e: Error) => void): void;
-  on(event: 'request', f: (r: { url(): string }) => void): void;
-  goto(url: string): Promise<unknown>;
-  evaluate(js: string): Promise<unknown>;
-  locator(sel: string): { boundingBox(): Promise<{ x: number; y: number } | null>; isVisible(): Promise<boolean>; textContent(): Promise<string | null> };
-  mouse: { move(x: number, y: number): Promise<void>; click(x: number, y: number): Promise<void> };
-  keyboard: { press(key: string): Promise<void> };
-  fill(sel: string, value: string): Promise<void>;
-}
-const playwright = (await import('playwright-core' as string).catch(() => null)) as { chromium: { launch(o: object): Promise<Browser> } } | null;
-describe.skipIf(playwright === null)('HTML flame graph in Chromium', () => {
-  it('renders, zooms, searches and shows tooltips without errors or network', async () => {
-    const { chromium } = playwright!;
-    const browser = await chromium.launch({ executablePath: process.env.KOMORIUM_CHROMIUM || undefined });
-    try {
-      const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
-      const errors: string[] = [];
-      const requests: string[] = [];
-      page.on('pageerror', (e) => errors.push(String(e)));
-      page.on('request', (r) => requests.push(r.url()));
-      const file = join(tempDir(), 'flame.html');
-      writeFileSync(file, renderHtml(readProfile(fixture('hostile.kprof'))));
-      await page.goto('file://' + file);
-      writeFileSync(file, renderHtml(syntheticProfile(50_000)));
-      await page.goto('file://' + file);
-      expect(await page.evaluate('window.komoriumFlame.nodeCount')).toBeGreaterThan(45_000);
-      const box = (await page.locator('#flame').boundingBox())!;
-      await page.mouse.move(box.x + 20, box.y + 2 * ROW + 5);
-      await expect.poll(() => page.locator('#tip').isVisible()).toBe(true);
-      expect(await page.locator('#tip').textContent()).toMatch(/total: .*bytecodes/);
-      await page.mouse.click(box.x + 20, box.y + 2 * ROW + 5);
-      expect(await page.evaluate('window.komoriumFlame.state.zoom')).toBeGreaterThan(0);
-      await page.fill('#search', 'class12');
-      expect(await page.locator('#matched').textContent()).toMatch(/^Matched: \d+\.\d\d% of all$/);
-      await page.keyboard.press('Escape');
-      expect(await page.evaluate('window.komoriumFlame.state.zoom')).toBe(0);
-      expect(errors).toEqual([]);
-      expect(requests.filter((u) => !u.startsWith('file://'))).toEqual([]);
-    } finally {
-      await browser.close();
-    }
   });
 });

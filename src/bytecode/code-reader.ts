@@ -5,7 +5,8 @@
  * rewriter must not guess at code it cannot read exactly.
  */
 import type { ClassFile } from '../classfile/classfile.js';
-import type { MemberInfo, RawAttribute } from '../classfile/model.js';
+import { CONSTANT, type MemberInfo, type RawAttribute } from '../classfile/model.js';
+import { tagName } from '../classfile/constant-pool.js';
 import { ClassFormatError, KomoriumError } from '../errors.js';
 import {
   Label,
@@ -341,11 +342,34 @@ class CodeReader {
         default:
           throw new Bad(`unknown opcode ${hex2(op)} at ${pc}`);
       }
+      if (insn.cp !== undefined) this.checkConstant(insn.op, insn.cp, pc);
       insnAt[pc] = insn;
       order.push(pc);
       pc += len;
     }
     return order;
+  }
+
+  /**
+   * The constant an instruction names exists and is of a kind the instruction takes (JVMS 4.9.1;
+   * the JVM's verifier refuses the class otherwise), so that nothing downstream meets index 0 or a
+   * Utf8 where a Fieldref should be.
+   */
+  private checkConstant(op: number, index: number, pc: number): void {
+    const T = CONSTANT;
+    const allowed =
+      op === OP.LDC ? [T.Integer, T.Float, T.String, T.Class, T.MethodType, T.MethodHandle, T.Dynamic]
+      : op === OP.LDC2_W ? [T.Long, T.Double, T.Dynamic]
+      : op === OP.GETFIELD || op === OP.PUTFIELD || op === OP.GETSTATIC || op === OP.PUTSTATIC ? [T.Fieldref]
+      : op === OP.INVOKEVIRTUAL ? [T.Methodref]
+      : op === OP.INVOKESPECIAL || op === OP.INVOKESTATIC ? [T.Methodref, T.InterfaceMethodref]
+      : op === OP.INVOKEINTERFACE ? [T.InterfaceMethodref]
+      : op === OP.INVOKEDYNAMIC ? [T.InvokeDynamic]
+      : [T.Class]; // new, anewarray, checkcast, instanceof, multianewarray
+    const tag = this.cf.cp.tag(index); // out of range: a ClassFormatError naming the index
+    if (!(allowed as number[]).includes(tag)) {
+      throw new Bad(`${OPCODE_NAMES[op]} at ${pc} names constant ${index}, a ${tagName(tag)}, not a ${allowed.map(tagName).join(' or ')}`);
+    }
   }
 
   /**

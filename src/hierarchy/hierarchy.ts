@@ -205,7 +205,11 @@ export class ClassHierarchy {
   isSubclassOf(sub: string, sup: string): boolean {
     if (sub === sup || sup === OBJECT) return true;
     if (sub.startsWith('[')) return false;
-    for (let c = this.require(sub).superName; c !== null; c = this.require(c).superName) if (c === sup) return true;
+    let steps = 0;
+    for (let c = this.require(sub).superName; c !== null; c = this.require(c).superName) {
+      if (c === sup) return true;
+      if (++steps > MAX_DEPTH) throw cycleAt(sub);
+    }
     return false;
   }
 
@@ -214,7 +218,10 @@ export class ClassHierarchy {
     const cached = this.interfacesCache.get(name);
     if (cached !== undefined) return cached;
     const out = new Set<string>();
+    const visited = new Set<string>();
     const visit = (c: string) => {
+      if (visited.has(c)) return; // a class reached twice, or a cycle (which the JVM refuses to load)
+      visited.add(c);
       const info = this.require(c);
       for (const i of info.interfaces) {
         if (!out.has(i)) {
@@ -273,7 +280,7 @@ export class ClassHierarchy {
     for (let c: string | null = b; c !== null; c = this.require(c).superName) {
       if (c === a) return this.require(a).isInterface ? OBJECT : a;
       bChain.push(c);
-      if (bChain.length > 1000) throw new KomoriumError(`class hierarchy cycle at ${b.replace(/\//g, '.')}`);
+      if (bChain.length > MAX_DEPTH) throw cycleAt(b);
     }
     if (this.require(a).isInterface || this.require(b).isInterface) return OBJECT;
     const bSet = new Set(bChain);
@@ -301,7 +308,9 @@ export class ClassHierarchy {
     if (c.isInterface !== isInterfaceRef) return notFound; // IncompatibleClassChangeError
     if (!isInterfaceRef) {
       // Step 2: C and its superclasses, including signature-polymorphic methods.
+      let steps = 0;
       for (let k: HierarchyClass | null = c; k !== null; k = k.superName === null ? null : this.require(k.superName)) {
+        if (++steps > MAX_DEPTH) throw cycleAt(owner);
         const poly = signaturePolymorphic(k, name);
         if (poly !== undefined) return found(k, poly);
         const m = k.methods.find((x) => x.name === name && x.desc === desc);
@@ -339,6 +348,13 @@ export class ClassHierarchy {
     const pick = concrete.length === 1 ? concrete[0]! : (maximal[0] ?? candidates[0]!);
     return found(pick.cls, pick.m);
   }
+}
+
+/** More superclasses than this means a cycle (a broken input; the JVM refuses to load it). */
+const MAX_DEPTH = 1000;
+
+function cycleAt(name: string): KomoriumError {
+  return new KomoriumError(`class hierarchy cycle at ${name.replace(/\//g, '.')}`);
 }
 
 function found(cls: HierarchyClass, m: HierarchyMethod): ResolvedMethod {

@@ -28,6 +28,8 @@ export interface InstrumentOptions {
   maxPath: number;
   leafOpt: boolean;
   callbacks: boolean;
+  /** See BodyOptions.counter. */
+  counter: 'field' | 'local';
 }
 
 export interface LeftAsIs {
@@ -49,7 +51,20 @@ export interface ClassReport {
   leaf: number;
   extendedCalls: number;
   callouts: number;
+  /**
+   * Methods JIT-compiled before (code <= HugeMethodLimit, 8000 bytes) whose instrumented code is
+   * larger: HotSpot interprets them for ever unless the JVM runs with -XX:-DontCompileHugeMethods.
+   */
+  overJitLimit: string[];
   leftAsIs: LeftAsIs[];
+}
+
+/** HotSpot's HugeMethodLimit: with DontCompileHugeMethods (the default) longer methods stay interpreted. */
+export const HUGE_METHOD_LIMIT = 8000;
+
+function codeLength(attr: RawAttribute): number {
+  const b = attr.info;
+  return b.length >= 8 ? ((b[4] << 24) | (b[5] << 16) | (b[6] << 8) | b[7]) >>> 0 : 0;
 }
 
 export interface ClassResult {
@@ -98,6 +113,7 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
     leaf: 0,
     extendedCalls: 0,
     callouts: 0,
+    overJitLimit: [],
     leftAsIs: [],
   };
   if (cf.cp.size > 1 && cf.methods.some((m) => m.desc.includes(RT.EXTRA_ARGS))) {
@@ -160,6 +176,7 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
         mode,
         leafOpt: options.leafOpt,
         callbacks: options.callbacks,
+        counter: options.counter,
         mid,
       });
       if (m.name === '<clinit>') {
@@ -167,6 +184,9 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
         clinit = { member: m, code, original: false };
       } else {
         const encoded = writeCode(cf, ext, code);
+        if (codeLength(attr) <= HUGE_METHOD_LIMIT && codeLength(encoded) > HUGE_METHOD_LIMIT) {
+          report.overJitLimit.push(`${m.name}${m.desc}`);
+        }
         if (kind === 'body') {
           ext.attributes = [encoded];
           replaceCode(m, writeCode(cf, m, wrapperCode(cf, m)));

@@ -37,6 +37,13 @@ export interface BodyOptions {
   callbacks: boolean;
   /** Where the method identifier lives. */
   mid: { owner: string; name: string };
+  /**
+   * 'field' decrements tc.instrCounter in every block, as seed 002 §4.2 writes it. 'local' keeps
+   * the counter in a local variable that the JIT holds in a register and stores it into
+   * tc.instrCounter only where another frame may read it (calls, returns, throws, samples): one
+   * iinc per block instead of a field load and store, and a third of the inserted bytes.
+   */
+  counter: 'field' | 'local';
 }
 
 export interface BodyStats {
@@ -76,7 +83,9 @@ export function instrumentBody(
   const stackVar = base + 1;
   const spVar = base + 2;
   const sp0Var = base + 3;
-  const shift = inPlace ? 0 : 3;
+  const local = options.counter === 'local';
+  const cntVar = inPlace ? base + 4 : base + 3;
+  const shift = inPlace ? 0 : local ? 4 : 3;
 
   const hasInvoke = code.nodes.some((n) => !isLabel(n) && isInvoke(n.op));
   const leaf = options.leafOpt && !inPlace && !hasInvoke;
@@ -90,7 +99,11 @@ export function instrumentBody(
     leaf,
   };
 
-  const extraTypes: VType[] = inPlace ? [...RT.EXTRA_VTYPES, 'I'] : [...RT.EXTRA_VTYPES];
+  const extraTypes: VType[] = [...RT.EXTRA_VTYPES];
+  if (inPlace) extraTypes.push('I');
+  if (local) extraTypes.push('I');
+  const handlers = new Set(code.tryCatch.map((t) => t.handler));
+  let reloadPending = false;
   const adapt = (f: Frame): Frame => {
     if (!inPlace) {
       const before = f.locals.slice(0, k);
@@ -135,6 +148,8 @@ export function instrumentBody(
     );
   }
 
+  if (local) out.push(load(OP.ALOAD, tcVar), field(cp, OP.GETFIELD, RT.TC, TC_FIELD.counter, 'I'), load(OP.ISTORE, cntVar));
+
   const pieceAt = new Map<number, Piece>();
   for (const p of pieces) pieceAt.set(p.firstInsn, p);
 
@@ -143,7 +158,13 @@ export function instrumentBody(
     const n = nodes[i];
     if (isLabel(n)) {
       out.push(n);
+      // A callee may have thrown after counting into tc.instrCounter: a handler starts from there.
+      if (local && handlers.has(n)) reloadPending = true;
       continue;
+    }
+    if (reloadPending) {
+      out.push(...reloadCounter());
+      reloadPending = false;
     }
     const piece = pieceAt.get(i);
     if (piece) emitCounter(piece, i);
@@ -153,6 +174,7 @@ export function instrumentBody(
     } else if (shift && isVarInsn(n.op) && n.var === k - 1 && isWideVar(n.op)) {
       throw new NotInstrumentable('a two-slot local straddles the last argument slot');
     }
+    if (local && (isReturn(n.op) || n.op === OP.ATHROW)) out.push(...storeCounter());
     if (inPlace && isReturn(n.op)) {
       out.push(
         load(OP.ALOAD, tcVar),
@@ -179,8 +201,16 @@ export function instrumentBody(
   }
   code.nodes = out;
   code.frames = newFrames;
-  code.maxLocals = Math.max(code.maxLocals + shift, base + (inPlace ? 4 : 3));
+  code.maxLocals = Math.max(code.maxLocals + shift, base + extraTypes.length);
   return stats;
+
+  function storeCounter(): Insn[] {
+    return [load(OP.ALOAD, tcVar), load(OP.ILOAD, cntVar), field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.counter, 'I')];
+  }
+
+  function reloadCounter(): Insn[] {
+    return [load(OP.ALOAD, tcVar), field(cp, OP.GETFIELD, RT.TC, TC_FIELD.counter, 'I'), load(OP.ISTORE, cntVar)];
+  }
 
   function emitCounter(piece: Piece, nodeIndex: number): void {
     stats.counters++;
@@ -188,6 +218,28 @@ export function instrumentBody(
     // A check adds a branch target; in a method with frames it needs one, which dead code lacks.
     const canCheck = piece.check && (framesBefore === null || before != null);
     if (piece.check && !canCheck) stats.checksDropped++;
+    if (local) {
+      out.push({ op: OP.IINC, var: cntVar, inc: -piece.insnCount });
+      if (!canCheck) return;
+      stats.checks++;
+      const skip = new Label();
+      out.push(
+        load(OP.ILOAD, cntVar),
+        { op: OP.IFGT, target: skip },
+        load(OP.ALOAD, tcVar),
+        load(OP.ILOAD, cntVar),
+        load(OP.ALOAD, stackVar),
+        load(OP.ILOAD, spVar),
+      );
+      if (leaf) {
+        out.push(getMid(), invoke(cp, OP.INVOKESTATIC, RT.TC, 'sampleLeaf', `(${RT.TC_DESC}I${RT.STACK_DESC}I${RT.MID_DESC})I`));
+      } else {
+        out.push(invoke(cp, OP.INVOKESTATIC, RT.TC, 'sample', `(${RT.TC_DESC}I${RT.STACK_DESC}I)I`));
+      }
+      out.push(load(OP.ISTORE, cntVar), skip);
+      if (newFrames && before) newFrames.set(skip, adapt(before));
+      return;
+    }
     out.push(
       load(OP.ALOAD, tcVar),
       op(OP.DUP),
@@ -230,6 +282,7 @@ export function instrumentBody(
     );
     if (decision === 'extended') {
       stats.extendedCalls++;
+      if (local) out.push(...storeCounter());
       out.push(load(OP.ALOAD, tcVar), load(OP.ALOAD, stackVar), load(OP.ILOAD, spVar));
       const ext = extendDescriptor(ref.desc);
       const name = extendedName(ref.name);
@@ -237,6 +290,7 @@ export function instrumentBody(
         op: n.op,
         cp: ref.isInterface ? cp.interfaceMethodrefIndex(ref.owner, name, ext) : cp.methodrefIndex(ref.owner, name, ext),
       });
+      if (local) out.push(...reloadCounter());
       return;
     }
     if (decision === 'callout') calloutAround(n);
@@ -244,6 +298,26 @@ export function instrumentBody(
   }
 
   function calloutAround(n: Insn): void {
+    if (local) {
+      // Uninstrumented code may call back into instrumented code, which counts in tc.instrCounter.
+      if (options.callbacks) {
+        stats.callouts++;
+        out.push(
+          load(OP.ALOAD, tcVar),
+          load(OP.ILOAD, cntVar),
+          load(OP.ALOAD, stackVar),
+          load(OP.ILOAD, spVar),
+          invoke(cp, OP.INVOKESTATIC, RT.TC, 'callOut', `(${RT.TC_DESC}I${RT.STACK_DESC}I)V`),
+          n,
+          load(OP.ALOAD, tcVar),
+          invoke(cp, OP.INVOKESTATIC, RT.TC, 'callBack', `(${RT.TC_DESC})I`),
+          load(OP.ISTORE, cntVar),
+        );
+      } else {
+        out.push(...storeCounter(), n, ...reloadCounter());
+      }
+      return;
+    }
     if (!options.callbacks) {
       out.push(n);
       return;

@@ -11,7 +11,7 @@ import { ClassHierarchy, MissingClassError } from '../hierarchy/hierarchy.js';
 import { RT } from './runtime-names.js';
 import { planClass, type ClassPlan } from './plan.js';
 import { ClassFilter } from './patterns.js';
-import { instrumentClass, type ClassReport, type InstrumentOptions } from './class-transform.js';
+import { instrumentClass, type ClassReport, type ClassResult, type InstrumentOptions } from './class-transform.js';
 import type { CallSite, ProgramView } from './calls.js';
 import { stubClass } from './stub.js';
 import { runtimeEntries } from './runtime-jar.js';
@@ -36,7 +36,9 @@ export interface InstrumentSummary {
   skippedClasses: { entry: string; reason: string }[];
   excludedClasses: number;
   reports: ClassReport[];
-  totals: Omit<ClassReport, 'className' | 'leftAsIs'>;
+  totals: Omit<ClassReport, 'className' | 'leftAsIs' | 'overJitLimit'>;
+  /** Methods that crossed HotSpot's HugeMethodLimit (see ClassReport.overJitLimit). */
+  overJitLimit: string[];
   leftAsIs: { className: string; method: string; reason: string }[];
   warnings: string[];
 }
@@ -136,7 +138,7 @@ export async function instrumentProgram(req: InstrumentRequest): Promise<Instrum
     const prefix = entry.name.slice(0, entry.name.length - `${p.cf.thisClass}.class`.length);
     let result;
     try {
-      result = instrumentClass(p.cf, program, req.options);
+      result = rewriteClass(p.cf, entry, program, req.options, warnings);
     } catch (e) {
       if (e instanceof ClassFormatError && req.skipBroken) {
         skippedClasses.push({ entry: entry.name, reason: e.detail });
@@ -145,10 +147,7 @@ export async function instrumentProgram(req: InstrumentRequest): Promise<Instrum
         req.progress?.(done, parsed.length);
         continue;
       }
-      if (!(e instanceof KomoriumError) || e instanceof ClassFormatError) throw e;
-      // The class keeps its code; stand-ins keep every call site elsewhere valid.
-      warnings.push(`${p.cf.thisClass.replace(/\//g, '.')}: left uninstrumented: ${e.message}`);
-      result = stubClass(entry.data, entry.name, req.options);
+      throw e;
     }
     changed = true;
     reports.push(result.report);
@@ -176,6 +175,59 @@ export async function instrumentProgram(req: InstrumentRequest): Promise<Instrum
   return summarize(req, parsed.length, excluded, reports, skippedClasses, warnings);
 }
 
+/**
+ * The transform of one class, or, when it cannot rewrite the class for a reason other than broken
+ * input, the class as it was with stand-ins that keep every call site elsewhere valid. A
+ * ClassFormatError (broken input) propagates.
+ */
+function rewriteClass(cf: ClassFile, entry: Entry, program: ProgramView, options: InstrumentOptions, warnings: string[]) {
+  try {
+    return instrumentClass(cf, program, options);
+  } catch (e) {
+    if (!(e instanceof KomoriumError) || e instanceof ClassFormatError) throw e;
+    warnings.push(`${cf.thisClass.replace(/\//g, '.')}: left uninstrumented: ${e.message}`);
+    return stubClass(entry.data, entry.name, options);
+  }
+}
+
+/**
+ * One class file, bytes in and bytes out, treated as `instrument` treats a class of its input
+ * (without --skip-broken): a KomoriumError naming the entry for input it refuses, else the rewritten
+ * class (or the class as it was with stand-ins) and the classes the transform adds beside it.
+ * `hierarchy` resolves every other class (put the rest of the input on its classpath); this class
+ * is added to it. For tests and tools that rewrite classes one at a time (the fuzzing test).
+ */
+export function instrumentClassBytes(
+  data: Uint8Array,
+  entryName: string,
+  options: InstrumentOptions,
+  hierarchy: ClassHierarchy,
+): { result: ClassResult; warnings: string[] } {
+  const warnings: string[] = [];
+  const entry: Entry = { name: entryName, data, isClass: true };
+  const cf = ClassFile.parse(data, entryName);
+  if (cf.thisClass.startsWith(RT.PACKAGE_PREFIX)) throw new KomoriumError(`${entryName}: already instrumented`);
+  hierarchy.addClass(cf);
+  const plans = new Map<string, ClassPlan>([[cf.thisClass, planClass(cf.thisClass, cf.access, cf.methods, true)]]);
+  const program: ProgramView = {
+    isSerializable: (name) => {
+      try {
+        return hierarchy.isAssignable(name, 'java/io/Serializable');
+      } catch (e) {
+        if (!(e instanceof MissingClassError)) throw e;
+        return false;
+      }
+    },
+    plans,
+    hierarchy,
+    missingType: (site, missing) => warnings.push(`${cf.thisClass}: ${site.owner}.${site.name}${site.desc} needs ${missing}`),
+  };
+  if (cf.thisClass === 'module-info') {
+    return { result: { bytes: data, extra: [], report: stubClass(data, entryName, options).report }, warnings };
+  }
+  return { result: rewriteClass(cf, entry, program, options, warnings), warnings };
+}
+
 function summarize(
   req: InstrumentRequest,
   classes: number,
@@ -199,7 +251,9 @@ function summarize(
     callouts: 0,
   };
   const leftAsIs: InstrumentSummary['leftAsIs'] = [];
+  const overJitLimit: string[] = [];
   for (const r of reports) {
+    for (const m of r.overJitLimit) overJitLimit.push(`${r.className.replace(/\//g, '.')}.${m}`);
     for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += r[k];
     for (const l of r.leftAsIs) leftAsIs.push({ className: r.className, ...l });
   }
@@ -213,6 +267,7 @@ function summarize(
     reports,
     totals,
     leftAsIs,
+    overJitLimit,
     warnings,
   };
 }

@@ -41,6 +41,7 @@ export function stubClass(bytes: Uint8Array, entry: string, options: InstrumentO
       leaf: 0,
       extendedCalls: 0,
       callouts: 0,
+      overJitLimit: [],
       leftAsIs: cf.methods
         .slice(0, cf.methods.length - forwarders)
         .filter((m) => ['body', 'in-place'].includes(plan.methods.get(m.name + m.desc)!.kind))

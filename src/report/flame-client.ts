@@ -7,8 +7,10 @@
  * too thin to see is skipped together with everything under it: a redraw costs only what is visible.
  * Names reach the page only through canvas fillText and textContent, never as HTML.
  *
- * The page exposes `window.komoriumFlame` (zoom, search, nodeAt, state) for tests and for users who
- * want to script it from the console.
+ * The page exposes `window.komoriumFlame` (zoom, search, nodeAt, describe, frames, state) for tests
+ * and for users who want to script it from the console; `frames()` lists what the last render drew
+ * (each frame's rectangle in CSS pixels of the canvas, color and label), since canvas text is not
+ * in the DOM.
  */
 export const FLAME_CLIENT_JS = String.raw`(function () {
   'use strict';
@@ -33,6 +35,29 @@ export const FLAME_CLIENT_JS = String.raw`(function () {
   })();
 
   function name(i) { return M[i] < 0 ? 'all' : D.names[M[i]]; }
+  // Labels for frames too narrow for the whole name, longest first: without the package, then
+  // without the parameters, then the method alone; the last one is cut with an ellipsis if need be.
+  var shortCache = {};
+  function labels(i) {
+    var nm = name(i), m = M[i];
+    if (m < 0 || nm.charAt(0) === '<') return [nm];
+    var out = shortCache[m];
+    if (out) return out;
+    var p = nm.indexOf('('), head = p < 0 ? nm : nm.slice(0, p), params = p < 0 ? '' : nm.slice(p);
+    var dot = head.lastIndexOf('.'), method = head.slice(dot + 1), cls = dot < 0 ? '' : head.slice(0, dot);
+    var simple = cls.slice(cls.lastIndexOf('.') + 1), elided = params === '' || params === '()' ? params : '(\u2026)';
+    out = [nm];
+    [simple + '.' + method + params, simple + '.' + method + elided, method + elided, method].forEach(function (c) {
+      if (c !== out[out.length - 1] && c.charAt(0) !== '.') out.push(c);
+    });
+    return (shortCache[m] = out);
+  }
+  function fitLabel(i, fit) {
+    var c = labels(i);
+    for (var k = 0; k < c.length; k++) if (c[k].length <= fit) return c[k];
+    var last = c[c.length - 1];
+    return last.slice(0, fit - 1) + '\u2026';
+  }
   var lower = D.names.map(function (s) { return s.toLowerCase(); });
 
   function fmtInt(v) {
@@ -114,6 +139,7 @@ export const FLAME_CLIENT_JS = String.raw`(function () {
     var m = ctx.measureText('MMMMMMMMMM');
     if (m && m.width > 0) charW = m.width / 10;
     hits = [];
+    var rl = [];
     for (var r = 0; r < rows; r++) hits.push([]);
     for (var k = 0; k < ri.length; k++) {
       var n = ri[k], d = depth[n], y = state.flame ? (rows - 1 - d) * ROW : d * ROW;
@@ -121,16 +147,16 @@ export const FLAME_CLIENT_JS = String.raw`(function () {
       ctx.fillStyle = color(n);
       ctx.fillRect(rx[k], y, Math.max(rw[k] - 0.5, 0.5), ROW - 1);
       hits[d].push(k);
-      var fit = Math.floor((rw[k] - 6) / charW);
+      var fit = Math.floor((rw[k] - 6) / charW), label = '';
       if (fit >= 3) {
-        var label = name(n);
-        if (label.length > fit) label = label.slice(0, fit - 1) + '\u2026';
+        label = fitLabel(n, fit);
         ctx.fillStyle = '#000';
         ctx.fillText(label, rx[k] + 3, y + ROW / 2);
       }
+      rl.push(label);
     }
     ctx.globalAlpha = 1;
-    render.rx = rx; render.rw = rw; render.ri = ri;
+    render.rx = rx; render.rw = rw; render.ri = ri; render.rl = rl;
     document.getElementById('clipped').style.display = state.clipped ? '' : 'none';
     updateCrumbs();
   }
@@ -147,6 +173,17 @@ export const FLAME_CLIENT_JS = String.raw`(function () {
       else return render.ri[k];
     }
     return -1;
+  }
+
+  /** What the last render drew, in canvas CSS pixels: for tests and scripts (canvas text is not DOM text). */
+  function frames() {
+    var out = [], rows = state.rows;
+    for (var k = 0; k < render.ri.length; k++) {
+      var n = render.ri[k], d = depth[n];
+      out.push({ node: n, name: name(n), label: render.rl[k], x: render.rx[k], y: state.flame ? (rows - 1 - d) * ROW : d * ROW,
+        width: render.rw[k], height: ROW - 1, color: color(n) });
+    }
+    return out;
   }
 
   function zoom(i) {
@@ -214,9 +251,10 @@ export const FLAME_CLIENT_JS = String.raw`(function () {
     canvas.style.cursor = 'pointer';
     tip.textContent = describe(i);
     tip.style.display = 'block';
-    var vw = window.innerWidth || 1000;
+    var vw = window.innerWidth || 1000, vh = window.innerHeight || 800, th = tip.offsetHeight || 0;
     tip.style.left = Math.min(e.clientX + 14, Math.max(0, vw - 480)) + 'px';
-    tip.style.top = (e.clientY + 16) + 'px';
+    // Below the pointer, or above it when it would leave the window.
+    tip.style.top = (e.clientY + 16 + th > vh && e.clientY - 8 - th >= 0 ? e.clientY - 8 - th : e.clientY + 16) + 'px';
   });
   canvas.addEventListener('mouseleave', function () { tip.style.display = 'none'; });
   canvas.addEventListener('click', function (e) {
@@ -243,7 +281,7 @@ export const FLAME_CLIENT_JS = String.raw`(function () {
     (window.requestAnimationFrame || setTimeout)(function () { pending = 0; render(); });
   });
 
-  window.komoriumFlame = { zoom: zoom, search: search, nodeAt: nodeAt, describe: describe, render: render, state: state, nodeCount: N };
+  window.komoriumFlame = { zoom: zoom, search: search, nodeAt: nodeAt, describe: describe, frames: frames, render: render, state: state, nodeCount: N };
   render();
 })();
 `;

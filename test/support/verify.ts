@@ -1,7 +1,7 @@
 // Runs every class of a jar or class folder through HotSpot's verifier (test/support/VerifyAll.java,
 // compiled once into .cache/verify-harness with javac --release 8) and parses its report.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildCachedOnce, hashOf, javaBin, javaHome } from './corpus.js';
@@ -157,4 +157,71 @@ export function describeVerify(r: VerifyResult, max = 10): string {
   const types = Object.entries(r.missingByType).sort((a, b) => b[1] - a[1]);
   if (types.length > 0) lines.push(`  missing types: ${types.slice(0, max).map(([t, n]) => `${t}×${n}`).join(', ')}`);
   return lines.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Many unrelated class files, each case in a class loader of its own (test/support/VerifyEach.java).
+
+const EACH_SRC = join(dirname(fileURLToPath(import.meta.url)), 'VerifyEach.java');
+
+export type CaseVerdict = 'OK' | 'FORMAT' | 'VERIFY' | 'MISSING' | 'OTHER';
+export interface CaseResult {
+  verdict: CaseVerdict;
+  message: string;
+}
+
+/**
+ * Defines and links the class files of each case in a fresh class loader (parent: `cp` over the
+ * platform loader), all cases in one JVM with verification on, and returns the verdict per case id.
+ * Cases may hold classes of the same name: they never see each other.
+ */
+export function verifyEach(
+  listFile: string,
+  cases: readonly { id: string; files: readonly string[] }[],
+  cp: readonly string[] = [],
+  opts: VerifyOptions = {},
+): { results: Map<string, CaseResult>; ms: number; stderr: string } {
+  const src = readFileSync(EACH_SRC);
+  const javac = javaBin('javac');
+  const harness = buildCachedOnce('verify-each-harness', `VerifyEach ${hashOf(src, javac)}\n`, (tmp) => {
+    execFileSync(javac, ['--release', '8', '-Xlint:-options', '-encoding', 'UTF-8', '-d', tmp, EACH_SRC], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+  });
+  writeFileSync(listFile, cases.map((c) => [c.id, ...c.files].join('\t')).join('\n') + '\n');
+  const args = [
+    '-XX:+UnlockDiagnosticVMOptions',
+    '-XX:+BytecodeVerificationRemote',
+    '-Xss8m',
+    `-Xmx${opts.heap ?? '1g'}`,
+    '-XX:+UseSerialGC',
+    '-XX:TieredStopAtLevel=1',
+    '-cp', harness,
+    'VerifyEach', listFile,
+  ];
+  if (cp.length > 0) args.push(cp.join(delimiter));
+  const t0 = Date.now();
+  const r = spawnSync(javaBin('java', opts.javaHome ?? javaHome()), args, {
+    encoding: 'utf8',
+    env: cleanEnv(),
+    maxBuffer: 512 * 1024 * 1024,
+    timeout: opts.timeoutMs ?? 300_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const ms = Date.now() - t0;
+  if (r.error) throw new Error(`verifyEach: ${r.error.message}`);
+  const results = new Map<string, CaseResult>();
+  let summary = false;
+  for (const line of (r.stdout ?? '').split('\n')) {
+    if (/^cases=\d+ /.test(line)) summary = true;
+    const m = /^([^\t#][^\t]*)\t(OK|FORMAT|VERIFY|MISSING|OTHER)\t?(.*)$/.exec(line);
+    if (m) results.set(m[1]!, { verdict: m[2] as CaseVerdict, message: m[3]! });
+  }
+  if (r.status !== 0 || !summary || results.size !== cases.length) {
+    throw new Error(
+      `verifyEach: harness exited ${r.status ?? r.signal} with ${results.size} of ${cases.length} verdicts\n` +
+        `stderr:\n${(r.stderr ?? '').slice(-4000)}\nstdout (tail):\n${(r.stdout ?? '').slice(-2000)}`,
+    );
+  }
+  return { results, ms, stderr: r.stderr ?? '' };
 }

@@ -16,6 +16,7 @@ interface InstrumentArgs {
   'max-path': number;
   'leaf-opt': boolean;
   callbacks: boolean;
+  counter: 'field' | 'local';
   'skip-broken': boolean;
   quiet: boolean;
   'report-json'?: string;
@@ -45,6 +46,13 @@ export function formatSummary(s: InstrumentSummary): string {
     `  left as they were: ${s.leftAsIs.length} methods`,
   ];
   for (const l of s.leftAsIs) lines.push(`    ${l.className.replace(/\//g, '.')}.${l.method}: ${l.reason}`);
+  if (s.overJitLimit.length > 0) {
+    lines.push(
+      `note: ${s.overJitLimit.length} methods grew past HotSpot's 8000-byte HugeMethodLimit and will stay interpreted; ` +
+        `run with -XX:-DontCompileHugeMethods (komorium-ts run does): ${s.overJitLimit.slice(0, 5).join(', ')}` +
+        (s.overJitLimit.length > 5 ? ', …' : ''),
+    );
+  }
   for (const w of s.warnings) lines.push(`warning: ${w}`);
   return lines.join('\n');
 }
@@ -67,6 +75,11 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
       .option('max-path', { type: 'number', default: 50, describe: 'split blocks and place checks so no path runs more bytecodes unchecked (0 = off)' })
       .option('leaf-opt', { type: 'boolean', default: true, describe: 'leaf methods push their identifier only when sampled (§5.1); --no-leaf-opt to compare' })
       .option('callbacks', { type: 'boolean', default: true, describe: 'callbacks from uninstrumented code continue the caller\'s calling context' })
+      .option('counter', {
+        choices: ['local', 'field'] as const,
+        default: 'local' as const,
+        describe: 'keep the bytecode counter in a local variable (stored at calls and returns), or decrement the thread\'s field in every block as the paper does',
+      })
       .option('skip-broken', { type: 'boolean', default: false, describe: 'copy classes that do not parse unchanged, with a warning, instead of failing' })
       .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print only warnings' })
       .option('report-json', { type: 'string', describe: 'also write the per-class report as JSON to this file' })
@@ -98,6 +111,7 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
         maxPath: args['max-path'],
         leafOpt: args['leaf-opt'],
         callbacks: args.callbacks,
+        counter: args.counter,
       },
       progress: bar?.update,
     });

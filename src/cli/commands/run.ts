@@ -64,7 +64,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
         include: a.include,
         exclude: a.exclude,
         skipBroken: false,
-        options: { checks: a.checks, maxPath: a['max-path'], leafOpt: true, callbacks: true },
+        options: { checks: a.checks, maxPath: a['max-path'], leafOpt: true, callbacks: true, counter: 'local' },
       });
       const out = resolve(a.out ?? basename(a.jar, extname(a.jar)) + '.kprof');
       const cp = [instrumented, ...a.classpath].join(process.platform === 'win32' ? ';' : ':');
@@ -76,7 +76,9 @@ export const runCommand: CommandModule<object, RunArgs> = {
         `-Dkomorium.out=${out}`,
       ];
       const launch = a.main ? ['-cp', cp, a.main] : ['-jar', instrumented];
-      const r = spawnSync(a.java, [...a['jvm-arg'], ...props, ...launch, ...a.args.map(String)], { stdio: 'inherit' });
+      // Instrumented methods that grew past HugeMethodLimit would otherwise never be JIT-compiled.
+      const jit = ['-XX:-DontCompileHugeMethods'];
+      const r = spawnSync(a.java, [...jit, ...a['jvm-arg'], ...props, ...launch, ...a.args.map(String)], { stdio: 'inherit' });
       if (r.error) throw new KomoriumError(`cannot run ${a.java}: ${r.error.message}`);
       const profile = readProfile(out);
       process.stderr.write(`\nkomorium-ts: profile written to ${out}\n`);

@@ -36,6 +36,14 @@ import java.util.Properties;
  *   the frames between appear as {@code <truncated>}.</td></tr>
  * <tr><td>{@code komorium.maxStacks}</td><td>{@code 5}</td><td>Reified stacks each thread keeps in
  *   its pool for reuse ({@code >= 0}) (§3.2).</td></tr>
+ * <tr><td>{@code komorium.threads}</td><td>{@code all}</td><td>Which threads are profiled, by
+ *   registration index (the order in which threads first run instrumented code; 0 is normally
+ *   the main thread): {@code all}, {@code even}, {@code odd}, or {@code K/N} for the threads whose
+ *   index is K modulo N ({@code even} is {@code 0/2}, {@code odd} is {@code 1/2}). Other threads
+ *   run as under {@code none}: the agent never sees them, and neither their samples nor their
+ *   bytecodes count. Each thread keeps its index (and so its random seed) whatever the filter,
+ *   so when the threads' work and start order are deterministic, {@code komorium-ts merge} of the
+ *   N profiles {@code 0/N} … {@code N-1/N} is the profile of the whole run.</td></tr>
  * <tr><td>{@code komorium.quiet}</td><td>{@code false}</td><td>{@code true} (or empty) suppresses
  *   the informational line the runtime prints on standard error at exit. Errors are still
  *   reported.</td></tr>
@@ -49,6 +57,8 @@ public final class Config {
     private static final int STACK_SIZE = integer("komorium.stackSize", 1024, 2);
     private static final int MAX_STACKS = integer("komorium.maxStacks", 5, 0);
     private static final boolean QUIET = bool("komorium.quiet");
+    /** {@code komorium.threads} as {K, N}: the threads whose index is K modulo N; {0, 1} for all. */
+    private static final int[] THREADS = threads("komorium.threads");
     private static final String OUT = outPath(string("komorium.out", "komorium.kprof"));
 
     private Config() {
@@ -92,6 +102,11 @@ public final class Config {
     /** {@code komorium.quiet}. */
     public static boolean quiet() {
         return QUIET;
+    }
+
+    /** {@code komorium.threads}: whether the thread with this registration index is profiled. */
+    static boolean recordsThread(int index) {
+        return index % THREADS[1] == THREADS[0];
     }
 
     /** The process id, or -1 when the JVM offers no way to learn it. */
@@ -175,6 +190,28 @@ public final class Config {
         v = v.trim();
         // A bare -Dkomorium.quiet means "on".
         return v.isEmpty() || v.equalsIgnoreCase("true") || v.equals("1") || v.equalsIgnoreCase("yes");
+    }
+
+    private static int[] threads(String name) {
+        String v = string(name, "all").toLowerCase(java.util.Locale.ROOT);
+        if (v.equals("all")) {
+            return new int[] {0, 1};
+        }
+        if (v.equals("even") || v.equals("odd")) {
+            return new int[] {v.equals("even") ? 0 : 1, 2};
+        }
+        int slash = v.indexOf('/');
+        try {
+            int k = Integer.parseInt(v.substring(0, slash).trim());
+            int n = Integer.parseInt(v.substring(slash + 1).trim());
+            if (n >= 1 && k >= 0 && k < n) {
+                return new int[] {k, n};
+            }
+        } catch (RuntimeException e) {
+            // reported below (no slash, or not numbers)
+        }
+        invalid(name, v, "all, even, odd or K/N with 0 <= K < N", "all");
+        return new int[] {0, 1};
     }
 
     private static void invalid(String name, String value, String expected, String dflt) {

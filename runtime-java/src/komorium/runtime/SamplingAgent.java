@@ -45,9 +45,14 @@ public final class SamplingAgent extends TreeAgent {
 
     @Override
     public int register(Thread t) {
-        int order;
+        // The runtime's registration index, which komorium.threads filters by: a thread's seed
+        // stays the same when other threads are left out. The agent's own count otherwise.
+        int order = TC.registrationIndex(t);
         synchronized (this) {
-            order = threads++;
+            int count = threads++;
+            if (order < 0) {
+                order = count;
+            }
         }
         if (random > 0) {
             SplitMix g = new SplitMix(seed, order);

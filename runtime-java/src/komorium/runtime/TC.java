@@ -23,6 +23,8 @@ public final class TC {
     private static int liveCount;
     /** Pending bytecodes of finished threads whose contexts were dropped from {@link #live}. */
     private static long retiredPending;
+    /** Registration index of the next context: 0 for the first thread that runs instrumented code. */
+    private static int nextIndex;
 
     /** The agent being called; null for {@code none}, while loading, and after it failed. */
     private static volatile SamplingProfiler profiler;
@@ -69,6 +71,10 @@ public final class TC {
 
     final Thread thread;
 
+    /** This thread's registration index, and whether {@code komorium.threads} selects it (see {@link Config}). */
+    int index;
+    boolean recorded = true;
+
     /** True while this thread runs agent code: nested triggers must not call the agent again. */
     private boolean inAgent;
 
@@ -96,7 +102,7 @@ public final class TC {
     private void register() {
         instrCounter = gran = Integer.MAX_VALUE;
         SamplingProfiler p = profiler;
-        if (p == null) {
+        if (p == null || !recorded) {
             return;
         }
         MID[] savedOut = outStack;
@@ -161,6 +167,40 @@ public final class TC {
         return stack.length;
     }
 
+    /*
+     * Instrumented methods keep their thread's counter in a local variable, which the JIT keeps in
+     * a register, and store it into instrCounter only where another frame may read it: before a
+     * call, a return or a throw, and here. These helpers are the slow paths and the call-out
+     * bookkeeping; each is small enough to be inlined.
+     */
+
+    /** A granularity check that fired: {@code counter} is the method's local counter; returns the new one. */
+    public static int sample(TC tc, int counter, MID[] stack, int sp) {
+        tc.instrCounter = counter;
+        tc.triggerSampling(stack, sp);
+        return tc.instrCounter;
+    }
+
+    /** {@link #sample} for leaf methods (§5.1). */
+    public static int sampleLeaf(TC tc, int counter, MID[] stack, int sp, MID mid) {
+        tc.instrCounter = counter;
+        tc.triggerSamplingLeaf(stack, sp, mid);
+        return tc.instrCounter;
+    }
+
+    /** Before a call out of instrumented code: publishes the counter and the reified stack for callbacks. */
+    public static void callOut(TC tc, int counter, MID[] stack, int sp) {
+        tc.instrCounter = counter;
+        tc.outStack = stack;
+        tc.outSp = sp;
+    }
+
+    /** After a call out returned: no callback can continue this stack any more; returns the counter. */
+    public static int callBack(TC tc) {
+        tc.outSp = -1;
+        return tc.instrCounter;
+    }
+
     /** The slow path of a granularity check (§4.2): calls the agent with the current stack. */
     public void triggerSampling(MID[] stack, int sp) {
         sample(stack, sp, gran - instrCounter);
@@ -180,9 +220,10 @@ public final class TC {
 
     private void sample(MID[] stack, int sp, int executed) {
         SamplingProfiler p = profiler;
-        if (p == null || inAgent) {
-            // No agent: come back practically never (Fig. 2). Inside the agent: the agent's own
-            // code is not profiled; the outer call resets the counter when the agent returns.
+        if (p == null || inAgent || !recorded) {
+            // No agent, or komorium.threads leaves this thread out: come back practically never
+            // (Fig. 2). Inside the agent: the agent's own code is not profiled; the outer call
+            // resets the counter when the agent returns.
             instrCounter = gran = Integer.MAX_VALUE;
             return;
         }
@@ -288,7 +329,15 @@ public final class TC {
                 }
             }
             live[liveCount++] = tc;
+            tc.index = nextIndex++;
+            tc.recorded = Config.recordsThread(tc.index);
         }
+    }
+
+    /** The registration index of {@code t} if it is the current thread and has a context, else -1. */
+    static int registrationIndex(Thread t) {
+        TC tc = CURRENT.get();
+        return tc != null && tc.thread == t ? tc.index : -1;
     }
 
     /**
@@ -313,7 +362,7 @@ public final class TC {
     }
 
     private long pending() {
-        if (inAgent) {
+        if (inAgent || !recorded) {
             return 0; // reset while the agent runs; the agent was given this thread's bytecodes
         }
         long p = (long) gran - instrCounter;

@@ -1,0 +1,105 @@
+// Small helpers of `npm run bench`: running a whole process with its wall time and peak memory,
+// statistics, files. No dependencies beyond Node's own modules.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+export const TIME_BIN = '/usr/bin/time';
+
+/**
+ * Runs a command as a whole process under /usr/bin/time (for the peak resident set, %M) and
+ * measures its wall time with a monotonic clock around the spawn. Output is collected in memory.
+ * Never rejects because of the exit code.
+ */
+export function runProcess(cmd, args, { cwd, timeFile, env, timeoutMs = 3_600_000 } = {}) {
+  const useTime = existsSync(TIME_BIN) && timeFile;
+  const argv = useTime ? ['-f', '%e %M', '-o', timeFile, cmd, ...args] : args;
+  const exe = useTime ? TIME_BIN : cmd;
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const child = spawn(exe, argv, { cwd, env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = [];
+    const err = [];
+    child.stdout.on('data', (b) => out.push(b));
+    child.stderr.on('data', (b) => err.push(b));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
+      let maxRssKb = null;
+      if (useTime && existsSync(timeFile)) {
+        // /usr/bin/time writes "Command exited with non-zero status N" before the format line.
+        const lines = readFileSync(timeFile, 'utf8').trim().split('\n');
+        const m = /^([\d.]+) (\d+)$/.exec(lines[lines.length - 1] ?? '');
+        if (m) maxRssKb = Number(m[2]);
+        rmSync(timeFile, { force: true });
+      }
+      resolve({ code, signal, wallMs, maxRssKb, stdout: Buffer.concat(out), stderr: Buffer.concat(err) });
+    });
+  });
+}
+
+/** Runs a short command synchronously and returns its stdout (throws on failure). */
+export function sh(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 30, ...opts });
+  if (r.error) throw r.error;
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (exit ${r.status}):\n${r.stdout}${r.stderr}`);
+  return r.stdout;
+}
+
+export function median(xs) {
+  const v = xs.filter((x) => typeof x === 'number' && Number.isFinite(x)).sort((a, b) => a - b);
+  if (v.length === 0) return null;
+  const m = v.length >> 1;
+  return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+export function geomean(xs) {
+  const v = xs.filter((x) => typeof x === 'number' && Number.isFinite(x) && x > 0);
+  if (v.length === 0) return null;
+  return Math.exp(v.reduce((s, x) => s + Math.log(x), 0) / v.length);
+}
+
+export function freshDir(dir) {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** Every file under dir (relative paths, sorted) with its bytes. */
+export function collectFiles(dir) {
+  const out = new Map();
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) out.set(relative(dir, p), readFileSync(p));
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return new Map([...out.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
+}
+
+export function fileSize(path) {
+  return existsSync(path) ? statSync(path).size : null;
+}
+
+/** Rotates a list by k (the round-robin start of repetition k). */
+export function rotate(list, k) {
+  if (list.length === 0) return list;
+  const s = k % list.length;
+  return [...list.slice(s), ...list.slice(0, s)];
+}
+
+export function fmtMs(ms) {
+  return ms == null ? '–' : ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${(ms / 1000).toFixed(2)} s`;
+}
+
+export function log(...args) {
+  const t = new Date().toISOString().slice(11, 19);
+  console.log(`[bench ${t}]`, ...args);
+}
