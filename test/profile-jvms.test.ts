@@ -73,7 +73,7 @@ describe('the same profile on every JVM configuration', () => {
               main: 'Main',
               args,
               jdk: config.jdk,
-              jvmArgs: [...config.jvmArgs, ...agent.props, `-Dkomorium.out=${out}`, '-Dkomorium.quiet', '-Xss8m'],
+              jvmArgs: [...config.jvmArgs, ...agent.props, `-Dkomorium.out=${out}`, '-Dkomorium.quiet'],
             });
             expect(r.code, `${config.name}: ${r.stderr}`).toBe(0);
             expect(r.stderr, config.name).toBe('');

@@ -39,13 +39,13 @@ export function linePlot({ title, xLabel, yLabel, series, refLines = [], yLog = 
   const out = [];
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`);
   out.push(`<rect width="${width}" height="${height}" fill="white"/>`);
-  out.push(`<text x="${m.l + pw / 2}" y="20" text-anchor="middle" font-size="14" font-weight="bold">${esc(title)}</text>`);
+  out.push(`<text x="${width / 2}" y="20" text-anchor="middle" font-size="14" font-weight="bold">${esc(title)}</text>`);
   if (pts.length === 0) {
     out.push(`<text x="${m.l + pw / 2}" y="${m.t + ph / 2}" text-anchor="middle">no data</text></svg>`);
     return out.join('\n');
   }
   const lx0 = Math.floor(Math.log10(Math.min(...xs)));
-  const lx1 = Math.ceil(Math.log10(Math.max(...xs)));
+  const lx1 = Math.max(lx0 + 1, Math.ceil(Math.log10(Math.max(...xs))));
   const X = (x) => m.l + ((Math.log10(x) - lx0) / Math.max(1e-9, lx1 - lx0)) * pw;
   let y0 = yMin ?? Math.min(...ys);
   let y1 = yMax ?? Math.max(...ys);

@@ -12,7 +12,7 @@ import { ACC, CONSTANT, type MemberInfo, type RawAttribute } from '../classfile/
 import { MethodTooLargeError } from '../errors.js';
 import { ByteWriter } from './byte-writer.js';
 import { methodDisplayName } from './code-reader.js';
-import { execute, frameBefore } from './frame-sim.js';
+import { execute, simulateFrames } from '../analysis/frames.js';
 import { Label, isLabel, type CodeTypeAnnotation, type Frame, type Insn, type LocalVar, type MethodCode, type VType } from './ir.js';
 import {
   Fmt,
@@ -36,7 +36,7 @@ export interface WriteCodeOptions {
    * point becomes a branch target and needs a stack map frame in class files of version 50 and up.
    * `label` is the label already following the branch in `code.nodes` if there is one, else a new
    * label at that position. Without this hook the encoder infers the frame by simulating forward
-   * from the nearest preceding frame (frame-sim.ts), which is exact for code with valid frames.
+   * from the nearest preceding frame (analysis/frames.ts simulateFrames), which is exact for code with valid frames.
    */
   frameAt?: (label: Label, branch: Insn, nodeIndex: number) => Frame;
   /**
@@ -503,6 +503,7 @@ class Encoder {
     const out: { label: Label; frame: Frame }[] = [];
     if (this.cf.major < 50) return out; // no StackMapTable before version 50 (JVMS 4.7.4)
     const { nodes, n, wide, ops, off, code } = this;
+    let simulated: (Frame | null)[] | undefined;
     for (const i of this.branches) {
       if (!wide[i] || !isConditionalBranch(ops[i]!)) continue;
       let existing: Label | undefined;
@@ -522,8 +523,11 @@ class Encoder {
       if (this.options.frameAt !== undefined) {
         frame = this.options.frameAt(label, insn, i);
       } else {
-        frame = frameBefore(this.cf, this.method, code, i);
-        execute(this.cf, frame, insn);
+        simulated ??= simulateFrames(this.cf, this.method, code);
+        const before = simulated[i];
+        if (!before) this.bug(`no frame is known before the branch at ${off[i]} that needs widening`);
+        frame = { locals: before.locals.slice(), stack: before.stack.slice() };
+        execute(this.cf, insn, frame.locals, frame.stack);
       }
       out.push({ label, frame });
     }

@@ -8,11 +8,14 @@
 import type { ClassHierarchy } from '../hierarchy/hierarchy.js';
 import { parseMethodDescriptor } from '../classfile/descriptor.js';
 import { OP } from '../bytecode/opcodes.js';
-import { callsExtended, methodKey, type ClassPlan } from './plan.js';
+import { ACC } from '../classfile/model.js';
+import { callsExtended, dispatchChecked, methodKey, overridable, type ClassPlan, type PlannedMethod } from './plan.js';
 
 export type CallDecision =
   /** Call the extended method: same owner, name and invoke kind, descriptor with the extra arguments. */
   | 'extended'
+  /** As 'extended', with ~sp: a non-virtual call (invokespecial) of a method that guards virtual dispatch. */
+  | 'extended-direct'
   /** Keep the call and publish the reified stack around it. */
   | 'callout'
   /** Keep the call; the callee provably cannot call back into instrumented code. */
@@ -101,7 +104,7 @@ export function decideCall(site: CallSite, program: ProgramView): CallDecision {
     if (!callsExtended(ownerPlan, declared)) return 'callout';
     // Extended constructors are package-private (see extendedMember).
     if (site.name === '<init>' && packageOf(site.owner) !== packageOf(site.caller)) return 'callout';
-    return 'extended';
+    return extendedKind(site, ownerPlan, declared);
   }
   if (site.name === '<init>') return 'callout';
   const resolved = program.hierarchy.resolveMethod(site.owner, site.name, site.desc, site.isInterface);
@@ -112,5 +115,15 @@ export function decideCall(site: CallSite, program: ProgramView): CallDecision {
   if (!resolved.declaringClass) return 'callout';
   const plan = program.plans.get(resolved.declaringClass);
   const m = plan?.methods.get(key);
-  return plan && m && callsExtended(plan, m) ? 'extended' : 'callout';
+  return plan && m && callsExtended(plan, m) ? extendedKind(site, plan, m) : 'callout';
+}
+
+/**
+ * A call that may pass the extra arguments to `m` (declared in `declaring`). A virtual call of a
+ * synchronized overridable method keeps the original signature (see dispatchChecked); an
+ * invokespecial of a method that guards virtual dispatch is a direct entry.
+ */
+function extendedKind(site: CallSite, declaring: ClassPlan, m: PlannedMethod): CallDecision {
+  if (site.op === OP.INVOKEVIRTUAL && (m.access & ACC.SYNCHRONIZED) !== 0 && overridable(declaring.access, m)) return 'callout';
+  return site.op === OP.INVOKESPECIAL && dispatchChecked(declaring.access, m) ? 'extended-direct' : 'extended';
 }

@@ -16,8 +16,9 @@ import { ClassFormatError, KomoriumError } from '../errors.js';
 import { RT } from './runtime-names.js';
 import type { ProgramView } from './calls.js';
 import { instrumentBody, extendedMember, NotInstrumentable, type BodyStats } from './method-body.js';
-import { emptyCode, forwarderCode, midInitCode, wrapperCode, MID_FIELD_ACCESS, type MidEntry } from './members.js';
-import { planClass, type MethodKind } from './plan.js';
+import { emptyCode, forwarderCode, midInitCode, wrapperCode, MID_FIELD_ACCESS, type ForwardMode, type MidEntry } from './members.js';
+import { dispatchChecked, planClass, type MethodKind } from './plan.js';
+import { isJdkClass } from './calls.js';
 import { computePieces } from './pieces.js';
 import { op } from './emit.js';
 import { buildHolderClass } from './holder.js';
@@ -57,6 +58,28 @@ export interface ClassReport {
    */
   overJitLimit: string[];
   leftAsIs: LeftAsIs[];
+}
+
+/** The counters a class report sums, all zero. */
+export function emptyCounts(): Omit<ClassReport, 'className' | 'leftAsIs' | 'overJitLimit'> {
+  return {
+    methods: 0,
+    instrumented: 0,
+    wrappers: 0,
+    reverseWrappers: 0,
+    forwarders: 0,
+    blocks: 0,
+    counters: 0,
+    checks: 0,
+    checksDropped: 0,
+    leaf: 0,
+    extendedCalls: 0,
+    callouts: 0,
+  };
+}
+
+export function emptyReport(className: string, methods: number): ClassReport {
+  return { className, ...emptyCounts(), methods, overJitLimit: [], leftAsIs: [] };
 }
 
 /** HotSpot's HugeMethodLimit: with DontCompileHugeMethods (the default) longer methods stay interpreted. */
@@ -99,23 +122,7 @@ function codeAttribute(m: MemberInfo): RawAttribute | undefined {
 
 export function instrumentClass(cf: ClassFile, program: ProgramView, options: InstrumentOptions): ClassResult {
   const isInterface = (cf.access & ACC.INTERFACE) !== 0;
-  const report: ClassReport = {
-    className: cf.thisClass,
-    methods: cf.methods.length,
-    instrumented: 0,
-    wrappers: 0,
-    reverseWrappers: 0,
-    forwarders: 0,
-    blocks: 0,
-    counters: 0,
-    checks: 0,
-    checksDropped: 0,
-    leaf: 0,
-    extendedCalls: 0,
-    callouts: 0,
-    overJitLimit: [],
-    leftAsIs: [],
-  };
+  const report = emptyReport(cf.thisClass, cf.methods.length);
   if (cf.cp.size > 1 && cf.methods.some((m) => m.desc.includes(RT.EXTRA_ARGS))) {
     throw new KomoriumError(`${cf.entry}: class ${cf.thisClass.replace(/\//g, '.')} is already instrumented by komorium-ts`);
   }
@@ -140,23 +147,25 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
     report.callouts += s.callouts;
     if (s.leaf) report.leaf++;
   };
-  const addForwarder = (m: MemberInfo, virtual: boolean) => {
+  const addForwarder = (m: MemberInfo, mode: ForwardMode) => {
     const ext = extendedMember(cf, m);
     ext.access &= ~(ACC.ABSTRACT | ACC.NATIVE);
-    ext.attributes = [writeCode(cf, ext, forwarderCode(cf, m, virtual, options.callbacks))];
+    ext.attributes = [writeCode(cf, ext, forwarderCode(cf, m, mode, options.callbacks))];
     added.push(ext);
   };
 
   for (const m of [...cf.methods]) {
     const kind: MethodKind = plan.methods.get(m.name + m.desc)!.kind;
     if (kind === 'none') continue;
+    // Guards virtual dispatch against uninstrumented overrides (plan.ts dispatchChecked).
+    const checked = dispatchChecked(cf.access, { ...m, kind });
     if (kind === 'native') {
-      addForwarder(m, false);
+      addForwarder(m, checked ? 'dual' : 'special');
       report.reverseWrappers++;
       continue;
     }
     if (kind === 'forwarder') {
-      addForwarder(m, true);
+      addForwarder(m, 'virtual');
       report.forwarders++;
       continue;
     }
@@ -178,6 +187,7 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
         callbacks: options.callbacks,
         counter: options.counter,
         mid,
+        dispatchCheck: checked,
       });
       if (m.name === '<clinit>') {
         // The identifiers are initialised first in <clinit>; the in-place body goes after.
@@ -189,7 +199,7 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
         }
         if (kind === 'body') {
           ext.attributes = [encoded];
-          replaceCode(m, writeCode(cf, m, wrapperCode(cf, m)));
+          replaceCode(m, writeCode(cf, m, wrapperCode(cf, m, checked)));
           added.push(ext);
           report.wrappers++;
         } else {
@@ -204,7 +214,7 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
       const reason = e instanceof NotInstrumentable ? e.message : e.message.replace(/^[^:]*: /, '');
       leave(m, reason);
       if (kind === 'body') {
-        addForwarder(m, false);
+        addForwarder(m, checked ? 'dual' : 'special');
         report.forwarders++;
       } else if (m.name === '<clinit>') {
         clinit = { member: m, code: readCode(cf, m, attr), original: true };
@@ -247,8 +257,37 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
     }
   }
   if (clinit) replaceCode(clinit.member, writeCode(cf, clinit.member, clinit.code));
+  if (!isInterface) added.push(classMethod(cf, program));
   cf.methods.push(...added);
   return { bytes: cf.toBytes(), extra, report };
+}
+
+/**
+ * `protected synthetic Class komorium$class()`: returns this class, so that an extended method
+ * reached by virtual dispatch can check cheaply that the receiver's class is instrumented
+ * (method-body.ts emitDispatchCheck); uninstrumented subclasses inherit it and so fail the check.
+ * It returns null, which always fails the check (exact, only slower), where a superclass between
+ * this class and the JDK is not instrumented in this run (it might override a method without an
+ * extended version), and in class files older than 49, which cannot ldc a class.
+ */
+function classMethod(cf: ClassFile, program: ProgramView): MemberInfo {
+  let trusted = cf.major >= 49;
+  for (let s = cf.superClass; trusted && s !== null && !isJdkClass(s); ) {
+    const info = program.plans.get(s)?.instrumented ? program.hierarchy.lookup(s) : null;
+    if (info === null) trusted = false;
+    else s = info.superName;
+  }
+  const member: MemberInfo = {
+    access: ACC.PROTECTED | ACC.SYNTHETIC,
+    name: RT.CLASS_METHOD,
+    desc: RT.CLASS_METHOD_DESC,
+    nameIndex: cf.cp.utf8Index(RT.CLASS_METHOD),
+    descIndex: cf.cp.utf8Index(RT.CLASS_METHOD_DESC),
+    attributes: [],
+  };
+  const value = trusted ? { op: OP.LDC, cp: cf.cp.classIndex(cf.thisClass) } : op(OP.ACONST_NULL);
+  member.attributes = [writeCode(cf, member, emptyCode([value, op(OP.ARETURN)]))];
+  return member;
 }
 
 function replaceCode(m: MemberInfo, code: RawAttribute): void {

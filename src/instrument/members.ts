@@ -7,17 +7,18 @@ import type { ClassFile } from '../classfile/classfile.js';
 import type { MemberInfo } from '../classfile/model.js';
 import { ACC } from '../classfile/model.js';
 import { argSlots, parseMethodDescriptor, typeSize } from '../classfile/descriptor.js';
-import type { Insn, MethodCode, Node } from '../bytecode/ir.js';
+import { Label, type Frame, type Insn, type MethodCode, type Node } from '../bytecode/ir.js';
 import { OP } from '../bytecode/opcodes.js';
 import { RT, extendDescriptor, extendedName } from './runtime-names.js';
 import { field, invoke, load, loadOpFor, op, pushInt, pushString, returnOpFor } from './emit.js';
+import { entryFrame } from '../analysis/frames.js';
 
 export function emptyCode(nodes: Node[]): MethodCode {
   return { maxStack: 0, maxLocals: 0, nodes, tryCatch: [], attributes: [], frames: null, frameKinds: new Map() };
 }
 
 /** Loads `this` (if any) and every argument of `desc`. */
-function loadArgs(desc: string, isStatic: boolean): Insn[] {
+export function loadArgs(desc: string, isStatic: boolean): Insn[] {
   const out: Insn[] = [];
   let slot = 0;
   if (!isStatic) out.push(load(OP.ALOAD, slot++));
@@ -40,7 +41,7 @@ function selfInvoke(cf: ClassFile, m: MemberInfo, name: string, desc: string, vi
  * r = ext(args…, tc, stack, sp); tc.exit(stack, sp); return r`. Called by native code,
  * reflection, the JDK and uninstrumented code exactly as before (§4.3).
  */
-export function wrapperCode(cf: ClassFile, m: MemberInfo): MethodCode {
+export function wrapperCode(cf: ClassFile, m: MemberInfo, direct = false): MethodCode {
   const cp = cf.cp;
   const isStatic = (m.access & ACC.STATIC) !== 0;
   const k = argSlots(m.desc) + (isStatic ? 0 : 1);
@@ -58,6 +59,8 @@ export function wrapperCode(cf: ClassFile, m: MemberInfo): MethodCode {
     load(OP.ALOAD, T),
     load(OP.ALOAD, S),
     load(OP.ILOAD, P),
+    // A method that guards virtual dispatch takes ~sp on a direct entry (plan.ts dispatchChecked).
+    ...(direct ? [op(OP.ICONST_M1), op(OP.IXOR)] : []),
     selfInvoke(cf, m, extendedName(m.name), extendDescriptor(m.desc), false),
     load(OP.ALOAD, T),
     load(OP.ALOAD, S),
@@ -71,33 +74,62 @@ export function wrapperCode(cf: ClassFile, m: MemberInfo): MethodCode {
 }
 
 /**
- * An extended method that drops the extra arguments and calls the original one: the reverse
- * wrapper of a native method, the forwarder of an abstract method (virtual, so that subclasses
- * that only know the original signature are reached), or the stand-in for a body that could not
- * be rewritten. It is a call-out, so callbacks from the callee continue the reified stack.
+ * How a forwarder calls the original method: 'virtual' (abstract methods: subclasses that only
+ * know the original signature are reached), 'special' (natives and stand-ins that cannot be
+ * overridden), or 'dual' for methods that guard virtual dispatch (plan.ts dispatchChecked): a
+ * virtual entry (sp >= 0) calls virtually, so an uninstrumented override is reached (instrumented
+ * overrides have their own extended method), and a direct entry (~sp, from super.m()) calls
+ * non-virtually, as the caller did.
  */
-export function forwarderCode(cf: ClassFile, m: MemberInfo, virtual: boolean, callbacks: boolean): MethodCode {
+export type ForwardMode = 'virtual' | 'special' | 'dual';
+
+/**
+ * An extended method that drops the extra arguments and calls the original one: the reverse
+ * wrapper of a native method, the forwarder of an abstract method, or the stand-in for a body that
+ * could not be rewritten. It is a call-out, so callbacks from the callee continue the reified stack.
+ */
+export function forwarderCode(cf: ClassFile, m: MemberInfo, mode: ForwardMode, callbacks: boolean): MethodCode {
   const cp = cf.cp;
   const isStatic = (m.access & ACC.STATIC) !== 0;
   const k = argSlots(m.desc) + (isStatic ? 0 : 1);
   const [T, S, P] = [k, k + 1, k + 2];
   const nodes: Node[] = [];
-  if (callbacks) {
-    nodes.push(
-      load(OP.ALOAD, T),
-      load(OP.ALOAD, S),
-      field(cp, OP.PUTFIELD, RT.TC, 'outStack', RT.STACK_DESC),
-      load(OP.ALOAD, T),
-      load(OP.ILOAD, P),
-      field(cp, OP.PUTFIELD, RT.TC, 'outSp', 'I'),
-    );
+  const call = (virtual: boolean) => {
+    if (callbacks) {
+      nodes.push(
+        load(OP.ALOAD, T),
+        load(OP.ALOAD, S),
+        field(cp, OP.PUTFIELD, RT.TC, 'outStack', RT.STACK_DESC),
+        load(OP.ALOAD, T),
+        load(OP.ILOAD, P),
+        field(cp, OP.PUTFIELD, RT.TC, 'outSp', 'I'),
+      );
+    }
+    nodes.push(...loadArgs(m.desc, isStatic), selfInvoke(cf, m, m.name, m.desc, virtual));
+    if (callbacks) nodes.push(load(OP.ALOAD, T), op(OP.ICONST_M1), field(cp, OP.PUTFIELD, RT.TC, 'outSp', 'I'));
+    nodes.push(op(returnOpFor(parseMethodDescriptor(m.desc).ret)));
+  };
+  let frames: Map<Label, Frame> | null = null;
+  if (mode === 'dual') {
+    const direct = new Label();
+    nodes.push(load(OP.ILOAD, P), { op: OP.IFLT, target: direct });
+    call(true);
+    nodes.push(direct, load(OP.ILOAD, P), op(OP.ICONST_M1), op(OP.IXOR), load(OP.ISTORE, P));
+    call(false);
+    if (cf.major >= 50) frames = new Map([[direct, extendedEntryFrame(cf, m)]]);
+  } else {
+    call(mode === 'virtual');
   }
-  nodes.push(...loadArgs(m.desc, isStatic), selfInvoke(cf, m, m.name, m.desc, virtual));
-  if (callbacks) nodes.push(load(OP.ALOAD, T), op(OP.ICONST_M1), field(cp, OP.PUTFIELD, RT.TC, 'outSp', 'I'));
-  nodes.push(op(returnOpFor(parseMethodDescriptor(m.desc).ret)));
   const code = emptyCode(nodes);
+  code.frames = frames;
   code.maxLocals = k + 3;
   return code;
+}
+
+/** The frame at the entry of the extended method of `m`: its arguments, then TC, MID[] and int. */
+export function extendedEntryFrame(cf: ClassFile, m: MemberInfo): Frame {
+  const f = entryFrame(cf, m);
+  return { locals: [...f.locals, ...RT.EXTRA_VTYPES], stack: [] };
 }
 
 export interface MidEntry {

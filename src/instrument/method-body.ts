@@ -17,7 +17,8 @@ import { argSlots, parseMethodDescriptor } from '../classfile/descriptor.js';
 import { Label, isLabel, type Frame, type Insn, type MethodCode, type Node, type VType } from '../bytecode/ir.js';
 import { OP } from '../bytecode/opcodes.js';
 import { RT, extendDescriptor, extendedName } from './runtime-names.js';
-import { field, invoke, isInvoke, isReturn, isVarInsn, isWideVar, load, op, pushInt } from './emit.js';
+import { field, invoke, isInvoke, isReturn, isVarInsn, isWideVar, load, op, pushInt, returnOpFor } from './emit.js';
+import { extendedEntryFrame, loadArgs } from './members.js';
 import { decideCall, type ProgramView } from './calls.js';
 import { KomoriumError } from '../errors.js';
 
@@ -44,6 +45,11 @@ export interface BodyOptions {
    * iinc per block instead of a field load and store, and a third of the inserted bytes.
    */
   counter: 'field' | 'local';
+  /**
+   * The method guards virtual dispatch (plan.ts dispatchChecked): on a virtual entry (sp >= 0) it
+   * first checks that the receiver's class is instrumented, else calls the original method.
+   */
+  dispatchCheck?: boolean;
 }
 
 export interface BodyStats {
@@ -123,6 +129,8 @@ export function instrumentBody(
   if (code.frames) for (const [label, f] of code.frames) newFrames!.set(label, adapt(f));
 
   const out: Node[] = [];
+  if (options.dispatchCheck) emitDispatchCheck();
+  const bodyStart = out[out.length - 1];
   // Entry: before every label, so that a loop whose header is the first instruction does not push again.
   if (inPlace) {
     out.push(
@@ -149,6 +157,8 @@ export function instrumentBody(
   }
 
   if (local) out.push(load(OP.ALOAD, tcVar), field(cp, OP.GETFIELD, RT.TC, TC_FIELD.counter, 'I'), load(OP.ISTORE, cntVar));
+  // The dispatch check's label must not share an offset with a frame of the original code.
+  if (bodyStart !== undefined && out[out.length - 1] === bodyStart) out.push(op(OP.NOP));
 
   const pieceAt = new Map<number, Piece>();
   for (const p of pieces) pieceAt.set(p.firstInsn, p);
@@ -280,10 +290,11 @@ export function instrumentBody(
       { op: n.op, owner: ref.owner, name: ref.name, desc: ref.desc, isInterface: ref.isInterface, caller: cf.thisClass },
       program,
     );
-    if (decision === 'extended') {
+    if (decision === 'extended' || decision === 'extended-direct') {
       stats.extendedCalls++;
       if (local) out.push(...storeCounter());
       out.push(load(OP.ALOAD, tcVar), load(OP.ALOAD, stackVar), load(OP.ILOAD, spVar));
+      if (decision === 'extended-direct') out.push(op(OP.ICONST_M1), op(OP.IXOR));
       const ext = extendDescriptor(ref.desc);
       const name = extendedName(ref.name);
       out.push({
@@ -295,6 +306,64 @@ export function instrumentBody(
     }
     if (decision === 'callout') calloutAround(n);
     else out.push(n);
+  }
+
+  /**
+   * The guard of an extended method that virtual dispatch may reach although the receiver's class
+   * overrides the original method without being instrumented (a class a loader defined at run time,
+   * a mock; GUIDE §3 "Call sites"). Such a class inherits the extended method and the synthetic
+   * `komorium$class()`, which every instrumented class declares, returning itself; so when
+   * `this.komorium$class() != this.getClass()` the receiver's class is not instrumented, and the
+   * original method is called virtually (a call-out): the JVM then picks the override, or this
+   * class's wrapper, which re-enters here directly. A receiver of exactly this class is tested
+   * first, without a virtual call (which costs where the call site is megamorphic). A direct entry
+   * (wrapper, super.m()) passes ~sp and skips the check:
+   *
+   *     iload sp; iflt DIRECT
+   *     aload_0; invokevirtual getClass; ldc ThisClass; if_acmpeq BODY            (class files >= 49)
+   *     aload_0; invokevirtual komorium$class; aload_0; invokevirtual getClass; if_acmpeq BODY
+   *     <publish stack> aload_0; <args>; invokevirtual m(A)R; <unpublish>; xreturn
+   *   DIRECT: iload sp; iconst_m1; ixor; istore sp
+   *   BODY: …
+   */
+  function emitDispatchCheck(): void {
+    const direct = new Label();
+    const body = new Label();
+    const ret = parseMethodDescriptor(method.desc).ret;
+    out.push(load(OP.ILOAD, spVar), { op: OP.IFLT, target: direct });
+    if (cf.major >= 49) {
+      out.push(
+        load(OP.ALOAD, 0),
+        invoke(cp, OP.INVOKEVIRTUAL, 'java/lang/Object', 'getClass', RT.CLASS_METHOD_DESC),
+        { op: OP.LDC, cp: cp.classIndex(cf.thisClass) },
+        { op: OP.IF_ACMPEQ, target: body },
+      );
+    }
+    out.push(
+      load(OP.ALOAD, 0),
+      invoke(cp, OP.INVOKEVIRTUAL, cf.thisClass, RT.CLASS_METHOD, RT.CLASS_METHOD_DESC),
+      load(OP.ALOAD, 0),
+      invoke(cp, OP.INVOKEVIRTUAL, 'java/lang/Object', 'getClass', RT.CLASS_METHOD_DESC),
+      { op: OP.IF_ACMPEQ, target: body },
+    );
+    if (options.callbacks) {
+      out.push(
+        load(OP.ALOAD, tcVar),
+        load(OP.ALOAD, stackVar),
+        field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.outStack, RT.STACK_DESC),
+        load(OP.ALOAD, tcVar),
+        load(OP.ILOAD, spVar),
+        field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.outSp, 'I'),
+      );
+    }
+    out.push(...loadArgs(method.desc, false), invoke(cp, OP.INVOKEVIRTUAL, cf.thisClass, method.name, method.desc));
+    if (options.callbacks) out.push(load(OP.ALOAD, tcVar), op(OP.ICONST_M1), field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.outSp, 'I'));
+    out.push(op(returnOpFor(ret)), direct, load(OP.ILOAD, spVar), op(OP.ICONST_M1), op(OP.IXOR), load(OP.ISTORE, spVar), body);
+    if (newFrames) {
+      const entry = extendedEntryFrame(cf, method);
+      newFrames.set(direct, entry);
+      newFrames.set(body, { locals: entry.locals.slice(), stack: [] });
+    }
   }
 
   function calloutAround(n: Insn): void {

@@ -28,6 +28,8 @@ export interface PlannedMethod {
 export interface ClassPlan {
   name: string;
   isInterface: boolean;
+  /** The class's access flags (ACC_FINAL decides whether a subclass can override anything). */
+  access: number;
   /** False for classes matched by --exclude or otherwise left as they are. */
   instrumented: boolean;
   methods: Map<string, PlannedMethod>;
@@ -65,7 +67,7 @@ export function planClass(
   for (const m of methods) {
     map.set(methodKey(m.name, m.desc), { ...m, kind: kindOf(access, instrumented, m) });
   }
-  return { name, isInterface: (access & ACC.INTERFACE) !== 0, instrumented, methods: map };
+  return { name, isInterface: (access & ACC.INTERFACE) !== 0, access, instrumented, methods: map };
 }
 
 export function hasExtended(kind: MethodKind): boolean {
@@ -84,4 +86,28 @@ export function callsExtended(declaring: ClassPlan, m: PlannedMethod): boolean {
     return (m.access & (ACC.STATIC | ACC.PRIVATE)) !== 0;
   }
   return true;
+}
+
+/**
+ * Whether a class made or loaded at run time (a mock, a proxy, a subclass defined by a class loader
+ * from bytes) can override `m` of a class with `classAccess`: an instance method, not private,
+ * final or a constructor, of a class that is neither final nor an interface. Such a subclass only
+ * overrides the original signature, never the extended one.
+ */
+export function overridable(classAccess: number, m: { name: string; access: number }): boolean {
+  if ((classAccess & (ACC.INTERFACE | ACC.FINAL)) !== 0 || m.name === '<init>') return false;
+  return (m.access & (ACC.STATIC | ACC.PRIVATE | ACC.FINAL)) === 0;
+}
+
+/**
+ * Whether the extended method of `m` guards virtual dispatch (GUIDE §3: an extended method reached
+ * by virtual dispatch must not skip an override of the original method in an uninstrumented
+ * subclass). Instrumented code calls it with invokevirtual and a stack pointer sp >= 0 (a virtual
+ * entry: the method first checks that the receiver's class is instrumented, see method-body.ts), or,
+ * from its wrapper and from invokespecial (super.m()), with ~sp < 0 (a direct entry: no check).
+ * Synchronized methods are not guarded: instrumented code calls them virtually with the original
+ * signature (a call-out), so that no override ever runs inside their monitor.
+ */
+export function dispatchChecked(classAccess: number, m: { name: string; access: number; kind: MethodKind }): boolean {
+  return (m.kind === 'body' || m.kind === 'native') && overridable(classAccess, m) && (m.access & ACC.SYNCHRONIZED) === 0;
 }

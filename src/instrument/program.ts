@@ -11,7 +11,7 @@ import { ClassHierarchy, MissingClassError } from '../hierarchy/hierarchy.js';
 import { RT } from './runtime-names.js';
 import { planClass, type ClassPlan } from './plan.js';
 import { ClassFilter } from './patterns.js';
-import { instrumentClass, type ClassReport, type ClassResult, type InstrumentOptions } from './class-transform.js';
+import { emptyCounts, instrumentClass, type ClassReport, type ClassResult, type InstrumentOptions } from './class-transform.js';
 import type { CallSite, ProgramView } from './calls.js';
 import { stubClass } from './stub.js';
 import { runtimeEntries } from './runtime-jar.js';
@@ -36,7 +36,7 @@ export interface InstrumentSummary {
   skippedClasses: { entry: string; reason: string }[];
   excludedClasses: number;
   reports: ClassReport[];
-  totals: Omit<ClassReport, 'className' | 'leftAsIs' | 'overJitLimit'>;
+  totals: ReturnType<typeof emptyCounts>;
   /** Methods that crossed HotSpot's HugeMethodLimit (see ClassReport.overJitLimit). */
   overJitLimit: string[];
   leftAsIs: { className: string; method: string; reason: string }[];
@@ -236,20 +236,8 @@ function summarize(
   skippedClasses: { entry: string; reason: string }[],
   warnings: string[],
 ): InstrumentSummary {
-  const totals = {
-    methods: 0,
-    instrumented: 0,
-    wrappers: 0,
-    reverseWrappers: 0,
-    forwarders: 0,
-    blocks: 0,
-    counters: 0,
-    checks: 0,
-    checksDropped: 0,
-    leaf: 0,
-    extendedCalls: 0,
-    callouts: 0,
-  };
+  const totals = emptyCounts();
+
   const leftAsIs: InstrumentSummary['leftAsIs'] = [];
   const overJitLimit: string[] = [];
   for (const r of reports) {

@@ -13,6 +13,13 @@ export const RT = {
   PACKAGE_PREFIX: 'komorium/runtime/',
   MID_FIELD_PREFIX: 'komorium$mid$',
   INTERFACE_HOLDER_SUFFIX: '$$komorium',
+  /**
+   * `protected synthetic Class komorium$class()`, declared by every instrumented class: returns the
+   * class itself (null where that cannot be trusted), so that an extended method can tell that the
+   * receiver's class is instrumented (method-body.ts emitDispatchCheck).
+   */
+  CLASS_METHOD: 'komorium$class',
+  CLASS_METHOD_DESC: '()Ljava/lang/Class;',
 } as const;
 
 /** `m(A)R` → `m(A TC MID[] int)R`. */

@@ -8,8 +8,8 @@ import { ACC } from '../classfile/model.js';
 import { writeCode } from '../bytecode/code-writer.js';
 import { extendedMember } from './method-body.js';
 import { forwarderCode } from './members.js';
-import { planClass } from './plan.js';
-import type { ClassResult, InstrumentOptions } from './class-transform.js';
+import { dispatchChecked, planClass } from './plan.js';
+import { emptyReport, type ClassResult, type InstrumentOptions } from './class-transform.js';
 
 export function stubClass(bytes: Uint8Array, entry: string, options: InstrumentOptions): ClassResult {
   const cf = ClassFile.parse(bytes, entry);
@@ -20,7 +20,8 @@ export function stubClass(bytes: Uint8Array, entry: string, options: InstrumentO
     if (kind !== 'body' && kind !== 'native' && kind !== 'forwarder') continue;
     const ext = extendedMember(cf, m);
     ext.access &= ~(ACC.ABSTRACT | ACC.NATIVE);
-    ext.attributes = [writeCode(cf, ext, forwarderCode(cf, m, kind === 'forwarder', options.callbacks))];
+    const mode = kind === 'forwarder' ? 'virtual' : dispatchChecked(cf.access, { ...m, kind }) ? 'dual' : 'special';
+    ext.attributes = [writeCode(cf, ext, forwarderCode(cf, m, mode, options.callbacks))];
     cf.methods.push(ext);
     forwarders++;
   }
@@ -28,20 +29,8 @@ export function stubClass(bytes: Uint8Array, entry: string, options: InstrumentO
     bytes: cf.toBytes(),
     extra: [],
     report: {
-      className: cf.thisClass,
-      methods: cf.methods.length - forwarders,
-      instrumented: 0,
-      wrappers: 0,
-      reverseWrappers: 0,
+      ...emptyReport(cf.thisClass, cf.methods.length - forwarders),
       forwarders,
-      blocks: 0,
-      counters: 0,
-      checks: 0,
-      checksDropped: 0,
-      leaf: 0,
-      extendedCalls: 0,
-      callouts: 0,
-      overJitLimit: [],
       leftAsIs: cf.methods
         .slice(0, cf.methods.length - forwarders)
         .filter((m) => ['body', 'in-place'].includes(plan.methods.get(m.name + m.desc)!.kind))

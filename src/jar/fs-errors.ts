@@ -1,4 +1,5 @@
 /** File-system failures as KomoriumErrors whose message names the path and says what to do. */
+import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { KomoriumError } from '../errors.js';
 
@@ -11,7 +12,10 @@ export function writeError(path: string, e: unknown): Error {
   if (e instanceof KomoriumError) return e;
   switch (code(e)) {
     case 'ENOENT':
-      return new KomoriumError(`cannot write ${path}: the folder ${dirname(path)} does not exist`);
+      // Some folders exist but create nothing (/proc, /sys): say which it is.
+      return existsSync(dirname(path))
+        ? new KomoriumError(`cannot write ${path}: no file can be created in ${dirname(path)}`)
+        : new KomoriumError(`cannot write ${path}: the folder ${dirname(path)} does not exist`);
     case 'EACCES':
     case 'EPERM':
       return new KomoriumError(`cannot write ${path}: permission denied`);

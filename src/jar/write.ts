@@ -23,8 +23,8 @@ function tempPath(path: string): string {
   return `${path}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
 }
 
-/** Writes `bytes` to `path` through a temporary file in the same folder and a rename. */
-export async function atomicWrite(path: string, bytes: Uint8Array, durable = true): Promise<void> {
+/** Writes `bytes` to a new temporary file beside `path` and returns its name; removes it on failure. */
+async function writeTemp(path: string, bytes: Uint8Array, durable: boolean): Promise<string> {
   const tmp = tempPath(path);
   try {
     const fh = await open(tmp, 'wx');
@@ -35,6 +35,17 @@ export async function atomicWrite(path: string, bytes: Uint8Array, durable = tru
     } finally {
       await fh.close();
     }
+    return tmp;
+  } catch (e) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw writeError(path, e);
+  }
+}
+
+/** Writes `bytes` to `path` through a temporary file in the same folder and a rename. */
+export async function atomicWrite(path: string, bytes: Uint8Array, durable = true): Promise<void> {
+  const tmp = await writeTemp(path, bytes, durable);
+  try {
     await rename(tmp, path);
   } catch (e) {
     await rm(tmp, { force: true }).catch(() => undefined);
@@ -85,15 +96,37 @@ function targetOf(root: string, name: string): string {
 }
 
 /**
- * Writes the entries as files under `path` (created if its parent exists). Each file is replaced
- * atomically; files already in the folder that are not entries stay.
+ * Writes the entries as files under `path` (created if its parent exists); files already in the
+ * folder that are not entries stay. Every file is written to a temporary file first and only when
+ * all of them are written are they renamed into place, so that a failure (a full disk) leaves the
+ * folder as it was: the temporary files and the folders this call created are removed.
  */
 export async function writeDir(path: string, entries: readonly Entry[]): Promise<void> {
   checkNames(entries);
   const root = resolve(path);
   await checkFolder(dirname(root), path);
+  /** The outermost folders this call created (mkdir -p's first created folder). */
+  const created: string[] = [];
+  const temps: { tmp: string; target: string }[] = [];
   try {
-    await mkdir(root, { recursive: true });
+    await writeDirFiles(root, path, entries, created, temps);
+  } catch (e) {
+    await Promise.allSettled(temps.map((t) => rm(t.tmp, { force: true })));
+    for (const d of created.reverse()) await rm(d, { recursive: true, force: true }).catch(() => undefined);
+    throw e;
+  }
+}
+
+async function writeDirFiles(
+  root: string,
+  path: string,
+  entries: readonly Entry[],
+  created: string[],
+  temps: { tmp: string; target: string }[],
+): Promise<void> {
+  try {
+    const first = await mkdir(root, { recursive: true });
+    if (first !== undefined) created.push(first);
   } catch (e) {
     throw writeError(path, e);
   }
@@ -110,18 +143,35 @@ export async function writeDir(path: string, entries: readonly Entry[]): Promise
   }
   for (const f of [...folders].sort()) {
     try {
-      await mkdir(f, { recursive: true });
+      const first = await mkdir(f, { recursive: true });
+      if (first !== undefined) created.push(first);
     } catch (e) {
       throw writeError(f, e);
     }
   }
-  // A few writes in flight hide the per-file latency without exhausting file handles.
+  // A few writes in flight hide the per-file latency without exhausting file handles. Every
+  // worker stops at the first failure, and all have stopped before the caller cleans up.
   let next = 0;
+  let failed = false;
   const worker = async (): Promise<void> => {
-    while (next < files.length) {
+    while (next < files.length && !failed) {
       const f = files[next++];
-      await atomicWrite(f.target, f.data, false);
+      try {
+        temps.push({ tmp: await writeTemp(f.target, f.data, false), target: f.target });
+      } catch (e) {
+        failed = true;
+        throw e;
+      }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(8, files.length) }, worker));
+  const results = await Promise.allSettled(Array.from({ length: Math.min(8, files.length) }, worker));
+  const failure = results.find((r) => r.status === 'rejected');
+  if (failure) throw failure.reason;
+  for (const t of temps) {
+    try {
+      await rename(t.tmp, t.target);
+    } catch (e) {
+      throw writeError(t.target, e);
+    }
+  }
 }

@@ -226,6 +226,9 @@ export const FLAME_CLIENT_JS = String.raw`(function () {
     return state.matched;
   }
 
+  /** "B (/some/dir/b.kprof)" → "B (b.kprof)". */
+  function baseLabel(label) { return String(label).replace(/\((?:[^()]*[\\/])?([^()\\/]*)\)$/, '($1)'); }
+
   function describe(i) {
     var lines = [name(i)];
     if (M[i] >= 0 && D.sources[M[i]]) lines.push(D.sources[M[i]]);
@@ -234,12 +237,20 @@ export const FLAME_CLIENT_JS = String.raw`(function () {
       lines.push('total: ' + pct(TOT[i], tc) + ' \u00b7 ' + fmtInt(est(TOT[i], tc, tb)) + ' bytecodes (' + fmtInt(TOT[i]) + unit + ')');
       lines.push('self:  ' + pct(SELF[i], tc) + ' \u00b7 ' + fmtInt(est(SELF[i], tc, tb)) + ' bytecodes (' + fmtInt(SELF[i]) + unit + ')');
     } else {
+      // One figure per line, aligned (the tooltip is monospace), so that nothing wraps mid-figure;
+      // the legend above names the files in full, the tooltip only by their base names.
       var bT = est(TOT[i], tc, tb), bS = est(SELF[i], tc, tb), aT = est(A.total[i], A.totalCounter, A.totalBytecodes), aS = est(A.self[i], A.totalCounter, A.totalBytecodes);
-      lines.push(D.labelB + ': total ' + pct(TOT[i], tc) + ' \u00b7 ' + fmtInt(bT) + ' bytecodes, self ' + pct(SELF[i], tc) + ' \u00b7 ' + fmtInt(bS));
-      lines.push(A.total[i] === 0 && i > 0 ? D.labelA + ': not in this profile' :
-        D.labelA + ': total ' + pct(A.total[i], A.totalCounter) + ' \u00b7 ' + fmtInt(aT) + ' bytecodes, self ' + pct(A.self[i], A.totalCounter) + ' \u00b7 ' + fmtInt(aS));
-      lines.push('change: self ' + signed(bS - aS) + ' bytecodes' + (aS > 0 ? ' (' + (bS >= aS ? '+' : '') + (100 * (bS - aS) / aS).toFixed(1) + '%)' : '') +
-        ', total ' + signed(bT - aT) + ' bytecodes');
+      var la = baseLabel(D.labelA), lb = baseLabel(D.labelB), w = Math.max(la.length, lb.length, 6) + 2;
+      var pad = function (s) { while (s.length < w) s += ' '; return s; };
+      lines.push(pad(lb) + 'total ' + pct(TOT[i], tc) + ' \u00b7 ' + fmtInt(bT) + ' bytecodes');
+      lines.push(pad('') + 'self  ' + pct(SELF[i], tc) + ' \u00b7 ' + fmtInt(bS) + ' bytecodes');
+      if (A.total[i] === 0 && i > 0) lines.push(pad(la) + 'not in this profile');
+      else {
+        lines.push(pad(la) + 'total ' + pct(A.total[i], A.totalCounter) + ' \u00b7 ' + fmtInt(aT) + ' bytecodes');
+        lines.push(pad('') + 'self  ' + pct(A.self[i], A.totalCounter) + ' \u00b7 ' + fmtInt(aS) + ' bytecodes');
+      }
+      lines.push(pad('change') + 'self  ' + signed(bS - aS) + ' bytecodes' + (aS > 0 ? ' (' + (bS >= aS ? '+' : '') + (100 * (bS - aS) / aS).toFixed(1) + '%)' : ''));
+      lines.push(pad('') + 'total ' + signed(bT - aT) + ' bytecodes');
     }
     return lines.join('\n');
   }

@@ -17,8 +17,7 @@ import javax.management.openmbean.CompositeData;
 
 /**
  * Like VerifyAll, for many unrelated class files that may share names (fuzzed variants of one class):
- * each case gets a class loader of its own, whose parent sees the dependencies, so cases never see
- * each other. A case is one line of the list file, "id TAB file.class [TAB file.class ...]": its
+ * each case gets a class loader of its own over the classpath, so cases never see each other. A case is one line of the list file, "id TAB file.class [TAB file.class ...]": its
  * classes are defined from their bytes (the name comes from the bytes) and each is linked, which
  * verifies it. One line of output per case:
  *
@@ -35,12 +34,16 @@ import javax.management.openmbean.CompositeData;
 public final class VerifyEach {
   private static final int MAX_MESSAGE = 600;
 
-  /** Defines the classes of one case; everything else goes to the parent. */
-  static final class CaseLoader extends ClassLoader {
+  /**
+   * Defines the classes of one case from their bytes and loads every other class of the
+   * classpath itself (the platform loader is its parent), so that the case's classes share their
+   * runtime package, and package-private access, with the classes of their jar.
+   */
+  static final class CaseLoader extends URLClassLoader {
     final Map<String, Class<?>> defined = new HashMap<String, Class<?>>();
 
-    CaseLoader(ClassLoader parent) {
-      super(parent);
+    CaseLoader(URL[] urls, ClassLoader parent) {
+      super(urls, parent);
     }
 
     Class<?> define(byte[] b) {
@@ -75,7 +78,8 @@ public final class VerifyEach {
         if (e.length() > 0) urls.add(new File(e).getAbsoluteFile().toURI().toURL());
       }
     }
-    URLClassLoader deps = new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getSystemClassLoader().getParent());
+    URL[] cp = urls.toArray(new URL[0]);
+    ClassLoader platform = ClassLoader.getSystemClassLoader().getParent();
     int cases = 0, ok = 0, format = 0, verify = 0, missing = 0, other = 0;
     BufferedReader list = new BufferedReader(new InputStreamReader(new FileInputStream(args[0]), "UTF-8"));
     for (String line; (line = list.readLine()) != null; ) {
@@ -83,7 +87,7 @@ public final class VerifyEach {
       String[] f = line.split("\t");
       String id = f[0];
       cases++;
-      CaseLoader loader = new CaseLoader(deps);
+      CaseLoader loader = new CaseLoader(cp, platform);
       String what;
       try {
         List<Class<?>> classes = new ArrayList<Class<?>>();
@@ -108,6 +112,7 @@ public final class VerifyEach {
         what = "OTHER\t" + oneLine(t.toString());
         other++;
       }
+      loader.close();
       out.println(id + "\t" + what);
     }
     list.close();

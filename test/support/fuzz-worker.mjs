@@ -6,7 +6,8 @@ import { instrumentClassBytes } from '../../dist/instrument/program.js';
 import { ClassHierarchy } from '../../dist/hierarchy/hierarchy.js';
 import { KomoriumError } from '../../dist/errors.js';
 
-const OPTIONS = { checks: 'optimized', maxPath: 50, leafOpt: true, callbacks: true };
+// The CLI's defaults; KOMORIUM_FUZZ_COUNTER=field fuzzes the other counter placement.
+const OPTIONS = { checks: 'optimized', maxPath: 50, leafOpt: true, callbacks: true, counter: process.env.KOMORIUM_FUZZ_COUNTER ?? 'local' };
 
 parentPort.on('message', (c) => {
   const hierarchy = new ClassHierarchy({ classpath: c.classpath });
@@ -20,6 +21,7 @@ parentPort.on('message', (c) => {
       extra: result.extra,
       leftAsIs: result.report.leftAsIs.length,
       stub: warnings.some((w) => / left uninstrumented: /.test(w)),
+      reasons: [...warnings.filter((w) => / left uninstrumented: /.test(w)), ...result.report.leftAsIs.map((l) => `${l.method}: ${l.reason}`)],
     };
   } catch (e) {
     reply = e instanceof KomoriumError

@@ -1,0 +1,506 @@
+#!/usr/bin/env node
+// `npm run bench` (issue 6): overhead, accuracy and profile cost of komorium-ts on real programs,
+// side by side with JaCoCo offline instrumentation and JFR, and `instrument` speed against
+// JaCoCo's. Writes bench-results.json and BENCHMARKS.md (+ SVG figures in scripts/bench/figures).
+// Never part of `npm test`. See `node scripts/bench.mjs --help`.
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { basename, join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { spawnSync } from 'node:child_process';
+import {
+  CACHE, REPO, WORKLOADS, JACOCO_OFFLINE_RUNTIME, driversDir, instrumentSpeedJars, jacocoRuntimeClasspath, javaBin,
+} from './bench/workloads.mjs';
+import { collectFiles, fileSize, freshDir, log, median, rotate, runProcess, sh } from './bench/util.mjs';
+import { komoriumSelfShares, methodOverlap, readJfrStacks, selfShares, topAgreement } from './bench/jfr.mjs';
+import { writeReport } from './bench/report.mjs';
+
+const FULL_GRANULARITIES = [500, 1000, 5000, 10000, 50000, 100000, 1000000];
+const QUICK_GRANULARITIES = [1000, 10000, 100000];
+
+const HELP = `usage: node scripts/bench.mjs [options]     (npm run bench -- [options] builds first)
+  --quick                 smoke run: 1 repetition, granularities ${QUICK_GRANULARITIES.join(',')}, smaller JFlex input,
+                          1 repetition of the instrument-speed comparison (env BENCH_QUICK=1)
+  --reps N                timed repetitions per configuration (default 5, quick 1; env BENCH_REPS)
+  --workloads a,b         subset of: ${WORKLOADS.map((w) => w.id).join(', ')} (env BENCH_WORKLOADS)
+  --granularities a,b     (default ${FULL_GRANULARITIES.join(',')}; env BENCH_GRANULARITIES)
+  --random R              R of the randomized runs (default 100); --no-random: constant only
+  --skip x,y              skip parts: jacoco, jfr, exact, instrument-speed, workloads
+  --instr-reps N          repetitions of the instrument-speed comparison (default 5, quick 1)
+  --komorium-jvm-args "…" JVM options of komorium runs (default "-XX:-DontCompileHugeMethods", as \`komorium-ts run\`)
+  --report-only           regenerate BENCHMARKS.md and figures from the JSON, run nothing
+  --json PATH  --md PATH  --figures DIR   outputs (default bench-results.json, BENCHMARKS.md, scripts/bench/figures)
+  --no-install            do not run scripts/install-bench-deps.sh first`;
+
+function parseArgs(argv) {
+  const env = process.env;
+  const o = {
+    quick: env.BENCH_QUICK === '1',
+    reps: env.BENCH_REPS ? Number(env.BENCH_REPS) : undefined,
+    workloads: env.BENCH_WORKLOADS ? env.BENCH_WORKLOADS.split(',') : undefined,
+    granularities: env.BENCH_GRANULARITIES ? env.BENCH_GRANULARITIES.split(',').map(Number) : undefined,
+    random: 100,
+    skip: new Set(),
+    instrReps: undefined,
+    komoriumJvmArgs: ['-XX:-DontCompileHugeMethods'],
+    reportOnly: false,
+    json: join(REPO, 'bench-results.json'),
+    md: join(REPO, 'BENCHMARKS.md'),
+    figures: join(REPO, 'scripts', 'bench', 'figures'),
+    install: true,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const next = () => {
+      if (i + 1 >= argv.length) throw new Error(`${a} needs a value`);
+      return argv[++i];
+    };
+    if (a === '--quick') o.quick = true;
+    else if (a === '--reps') o.reps = Number(next());
+    else if (a === '--workloads') o.workloads = next().split(',');
+    else if (a === '--granularities') o.granularities = next().split(',').map(Number);
+    else if (a === '--random') o.random = Number(next());
+    else if (a === '--no-random') o.random = 0;
+    else if (a === '--skip') next().split(',').forEach((s) => o.skip.add(s));
+    else if (a === '--instr-reps') o.instrReps = Number(next());
+    else if (a === '--komorium-jvm-args') o.komoriumJvmArgs = next().split(/\s+/).filter(Boolean);
+    else if (a === '--report-only') o.reportOnly = true;
+    else if (a === '--json') o.json = next();
+    else if (a === '--md') o.md = next();
+    else if (a === '--figures') o.figures = next();
+    else if (a === '--no-install') o.install = false;
+    else if (a === '--help' || a === '-h') {
+      console.log(HELP);
+      process.exit(0);
+    } else throw new Error(`unknown option ${a}\n${HELP}`);
+  }
+  o.reps ??= o.quick ? 1 : 5;
+  o.instrReps ??= o.quick ? 1 : 5;
+  o.granularities ??= o.quick ? QUICK_GRANULARITIES : FULL_GRANULARITIES;
+  if (!(o.reps >= 1)) throw new Error('--reps must be at least 1');
+  const known = new Set(WORKLOADS.map((w) => w.id));
+  for (const w of o.workloads ?? []) if (!known.has(w)) throw new Error(`unknown workload ${w} (known: ${[...known].join(', ')})`);
+  return o;
+}
+
+function machineInfo() {
+  const cpuinfo = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '';
+  const model = /^model name\s*:\s*(.*)$/m.exec(cpuinfo)?.[1] ?? cpus()[0]?.model ?? 'unknown';
+  const javaVersion = spawnSync(javaBin('java'), ['-version'], { encoding: 'utf8' }).stderr.trim().split('\n');
+  const git = (args) => spawnSync('git', args, { cwd: REPO, encoding: 'utf8' }).stdout?.trim() ?? '';
+  return {
+    nproc: Number(sh('nproc', []).trim()),
+    cpu: model,
+    memoryGiB: +(totalmem() / 2 ** 30).toFixed(1),
+    loadavg: existsSync('/proc/loadavg') ? readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') : '',
+    jdk: javaVersion.join(' | '),
+    node: process.version,
+    os: existsSync('/etc/os-release') ? (/^PRETTY_NAME="?(.*?)"?$/m.exec(readFileSync('/etc/os-release', 'utf8'))?.[1] ?? '') : '',
+    commit: git(['rev-parse', '--short', 'HEAD']),
+    dirty: git(['status', '--porcelain', '--', 'src', 'runtime-java']).split('\n').filter(Boolean).length,
+  };
+}
+
+function debVersion(pkg) {
+  const r = spawnSync('dpkg-query', ['-W', '-f=${Version}', pkg], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+// The bench runs a snapshot of the build (bin/, dist/, the runtime jar, package.json) taken at its
+// start, so that a rebuild in the work tree during a long run cannot mix two versions.
+const SNAPSHOT = join(CACHE, 'snapshot');
+const KOMORIUM_BIN = join(SNAPSHOT, 'bin', 'komorium-ts.js');
+
+function snapshotBuild() {
+  const runtimeJar = join(REPO, 'runtime-java', 'build', 'komorium-runtime.jar');
+  for (const p of [join(REPO, 'dist', 'cli'), join(REPO, 'dist', 'profile', 'index.js'), runtimeJar]) {
+    if (!existsSync(p)) throw new Error(`${p} is missing: run \`npm run build\` (npm run bench does)`);
+  }
+  freshDir(SNAPSHOT);
+  cpSync(join(REPO, 'bin'), join(SNAPSHOT, 'bin'), { recursive: true });
+  cpSync(join(REPO, 'dist'), join(SNAPSHOT, 'dist'), { recursive: true, filter: (src) => !src.endsWith('.map') });
+  cpSync(join(REPO, 'package.json'), join(SNAPSHOT, 'package.json'));
+  mkdirSync(join(SNAPSHOT, 'runtime-java', 'build'), { recursive: true });
+  cpSync(runtimeJar, join(SNAPSHOT, 'runtime-java', 'build', 'komorium-runtime.jar'));
+}
+
+function configsFor(opts) {
+  const list = [{ id: 'base', kind: 'base', label: 'uninstrumented' }];
+  list.push({ id: 'none', kind: 'komorium', agent: 'none', label: 'komorium agent=none (floor)' });
+  for (const g of opts.granularities) {
+    list.push({ id: `g${g}`, kind: 'komorium', agent: 'sampling', g, r: 0, label: `komorium g=${g}` });
+    if (opts.random > 0) list.push({ id: `g${g}r`, kind: 'komorium', agent: 'sampling', g, r: opts.random, label: `komorium g=${g}+r${opts.random}` });
+  }
+  if (!opts.skip.has('jacoco')) list.push({ id: 'jacoco', kind: 'jacoco', label: 'JaCoCo offline' });
+  if (!opts.skip.has('jfr')) list.push({ id: 'jfr', kind: 'jfr', label: 'JFR settings=profile' });
+  return list;
+}
+
+/** The outcome a run is compared on: exit code, stdout, stderr, every file it wrote in its cwd. */
+function outcomeOf(r, cwd) {
+  // JFR announces its recording on stdout through unified logging; that is the tool, not the program.
+  const strip = (b) => Buffer.from(b.toString('latin1').replace(/^\[[\d.]+s\]\[info\]\[jfr,startup\].*\n/gm, ''), 'latin1');
+  return { code: r.code, stdout: strip(r.stdout), stderr: strip(r.stderr), files: collectFiles(cwd) };
+}
+
+function compareOutcome(ref, got) {
+  const diffs = [];
+  if (ref.code !== got.code) diffs.push(`exit code ${got.code} instead of ${ref.code}`);
+  if (!ref.stdout.equals(got.stdout)) diffs.push(`stdout differs (${got.stdout.length} bytes vs ${ref.stdout.length})`);
+  if (!ref.stderr.equals(got.stderr)) {
+    const tail = got.stderr.toString('utf8').trim().split('\n').slice(-3).join(' | ');
+    diffs.push(`stderr differs (${got.stderr.length} bytes vs ${ref.stderr.length}): …${tail.slice(-300)}`);
+  }
+  const names = new Set([...ref.files.keys(), ...got.files.keys()]);
+  for (const n of names) {
+    const a = ref.files.get(n);
+    const b = got.files.get(n);
+    if (!a) diffs.push(`extra file ${n}`);
+    else if (!b) diffs.push(`missing file ${n}`);
+    else if (!a.equals(b)) diffs.push(`file ${n} differs`);
+  }
+  return diffs;
+}
+
+async function instrumentAll(tool, jars, outDir, otherJars, drivers) {
+  freshDir(outDir);
+  const out = [];
+  let wallMs = 0;
+  const logs = [];
+  for (const jar of jars) {
+    const dest = join(outDir, basename(jar));
+    let r;
+    if (tool === 'komorium') {
+      const cp = [...jars.filter((j) => j !== jar), ...otherJars];
+      r = await runProcess(process.execPath, [KOMORIUM_BIN, 'instrument', jar, '-o', dest, ...(cp.length ? ['--classpath', ...cp] : [])], {
+        timeFile: join(outDir, '.time'),
+      });
+    } else {
+      r = await runProcess(
+        javaBin('java'),
+        [`-Djacoco.offline.runtime=${JACOCO_OFFLINE_RUNTIME}`, '-cp', [drivers, ...jacocoRuntimeClasspath()].join(':'), 'JacocoInstrument', jar, dest],
+        { timeFile: join(outDir, '.time') },
+      );
+    }
+    wallMs += r.wallMs;
+    const text = `${r.stdout}${r.stderr}`;
+    logs.push(`$ ${tool} instrument ${basename(jar)} (exit ${r.code}, ${(r.wallMs / 1000).toFixed(2)} s)\n${text}`);
+    if (r.code !== 0 || !existsSync(dest)) {
+      writeFileSync(join(outDir, 'instrument.log'), logs.join('\n'));
+      return { ok: false, error: `${tool} instrument ${basename(jar)} failed (exit ${r.code}): ${text.trim().split('\n').slice(-3).join(' | ')}` };
+    }
+    out.push(dest);
+  }
+  writeFileSync(join(outDir, 'instrument.log'), logs.join('\n'));
+  const all = logs.join('\n');
+  const summary = tool === 'komorium'
+    ? {
+        leftAsTheyWere: [...all.matchAll(/left as they were:\s+(\d+)/g)].reduce((s, m) => s + Number(m[1]), 0),
+        hugeMethods: [...all.matchAll(/note: (\d+) methods grew past HotSpot's \d+-byte HugeMethodLimit/g)].reduce((s, m) => s + Number(m[1]), 0),
+        warnings: (all.match(/^warning:/gm) ?? []).length,
+      }
+    : {};
+  return { ok: true, jars: out, wallMs, ...summary };
+}
+
+function jarClassNames(jar) {
+  return sh('unzip', ['-Z1', jar])
+    .split('\n')
+    .filter((n) => n.endsWith('.class') && !n.startsWith('META-INF/'))
+    .map((n) => n.slice(0, -6).replaceAll('/', '.'));
+}
+
+async function benchWorkload(wl, opts, profileLib) {
+  const spec = wl.setup({ quick: opts.quick });
+  const wdir = freshDir(join(CACHE, 'work', wl.id));
+  const art = join(wdir, 'artefacts');
+  mkdirSync(art, { recursive: true });
+  const drivers = driversDir();
+  const extra = spec.drivers ? [drivers] : [];
+  const res = {
+    id: wl.id,
+    title: wl.title,
+    program: wl.program,
+    input: wl.input,
+    note: spec.note ?? null,
+    packages: Object.fromEntries(wl.packages.map((p) => [p, debVersion(p)])),
+    instrumentedJars: spec.instrument.map((j) => basename(j)),
+    classes: spec.instrument.reduce((s, j) => s + jarClassNames(j).length, 0),
+    configs: {},
+  };
+  log(`${wl.id}: instrumenting ${res.instrumentedJars.join(', ')} (${res.classes} classes)`);
+  const kom = await instrumentAll('komorium', spec.instrument, join(wdir, 'komorium'), spec.lib, drivers);
+  res.komoriumInstrument = { ...kom, jars: undefined };
+  const jac = opts.skip.has('jacoco') ? null : await instrumentAll('jacoco', spec.instrument, join(wdir, 'jacoco'), spec.lib, drivers);
+  if (jac) res.jacocoInstrument = { ...jac, jars: undefined };
+
+  const configs = configsFor(opts);
+  const exactCfg = { id: 'exact', kind: 'komorium', agent: 'exact', label: 'komorium agent=exact' };
+  const java = javaBin('java');
+  const cpOf = (cfg) => {
+    if (cfg.kind === 'komorium') return kom.ok ? [...kom.jars, ...spec.lib, ...extra] : null;
+    if (cfg.kind === 'jacoco') return jac?.ok ? [...jac.jars, ...spec.lib, ...extra, ...jacocoRuntimeClasspath()] : null;
+    return [...spec.instrument, ...spec.lib, ...extra];
+  };
+  const jvmArgsOf = (cfg, tag) => {
+    if (cfg.kind === 'komorium') {
+      return [
+        '-Dkomorium.quiet=true',
+        `-Dkomorium.agent=${cfg.agent}`,
+        ...(cfg.g ? [`-Dkomorium.granularity=${cfg.g}`, `-Dkomorium.random=${cfg.r}`] : []),
+        `-Dkomorium.out=${join(art, `${cfg.id}-${tag}.kprof`)}`,
+        ...opts.komoriumJvmArgs,
+      ];
+    }
+    if (cfg.kind === 'jacoco') return [`-Djacoco-agent.destfile=${join(art, `jacoco-${tag}.exec`)}`];
+    if (cfg.kind === 'jfr') return [`-XX:StartFlightRecording=filename=${join(art, `jfr-${tag}.jfr`)},settings=profile`];
+    return [];
+  };
+  const run = async (cfg, tag) => {
+    const cwd = freshDir(join(wdir, 'run'));
+    const cp = cpOf(cfg);
+    const r = await runProcess(java, [...jvmArgsOf(cfg, tag), '-cp', cp.join(':'), spec.main, ...spec.args], {
+      cwd,
+      timeFile: join(wdir, '.time'),
+    });
+    return { r, outcome: outcomeOf(r, cwd) };
+  };
+
+  // 1. Verification: the uninstrumented run twice (is the workload deterministic?), then every
+  //    configuration once against it. These runs also warm the page cache and are not timed.
+  log(`${wl.id}: verifying outputs`);
+  const ref = await run(configs[0], 'v');
+  const ref2 = await run(configs[0], 'v2');
+  res.baseDeterministic = compareOutcome(ref.outcome, ref2.outcome);
+  res.baseCode = ref.r.code;
+  if (res.baseDeterministic.length) log(`${wl.id}: WARNING the uninstrumented program is not deterministic: ${res.baseDeterministic.join('; ')}`);
+  const verifyList = [...configs.slice(1), ...(opts.skip.has('exact') ? [] : [exactCfg])];
+  for (const cfg of verifyList) {
+    const c = (res.configs[cfg.id] = { label: cfg.label, kind: cfg.kind, agent: cfg.agent ?? null, g: cfg.g ?? null, r: cfg.r ?? null });
+    if (cpOf(cfg) === null) {
+      c.verified = false;
+      c.problems = [`not instrumented: ${(cfg.kind === 'jacoco' ? jac : kom)?.error ?? 'skipped'}`];
+      continue;
+    }
+    const v = await run(cfg, 'v');
+    c.problems = compareOutcome(ref.outcome, v.outcome);
+    c.verified = c.problems.length === 0;
+    c.verifyWallMs = v.r.wallMs;
+    c.verifyMaxRssKb = v.r.maxRssKb;
+    log(`${wl.id}: ${cfg.id.padEnd(9)} ${c.verified ? 'output identical' : `OUTPUT DIFFERS: ${c.problems.join('; ')}`} (${(v.r.wallMs / 1000).toFixed(2)} s)`);
+  }
+
+  // 2. Timing: round-robin over the configurations that passed, rotated each repetition.
+  const timed = configs.filter((c) => c.kind === 'base' || res.configs[c.id]?.verified);
+  const times = Object.fromEntries(timed.map((c) => [c.id, []]));
+  for (let rep = 0; rep < opts.reps; rep++) {
+    for (const cfg of rotate(timed, rep)) {
+      const tag = `r${rep}`;
+      const { r, outcome } = await run(cfg, tag);
+      const problems = cfg.kind === 'base' ? compareOutcome(ref.outcome, outcome) : compareOutcome(ref.outcome, outcome);
+      times[cfg.id].push({ rep, wallMs: r.wallMs, maxRssKb: r.maxRssKb, ok: problems.length === 0 });
+      if (problems.length) log(`${wl.id}: ${cfg.id} rep ${rep} OUTPUT DIFFERS: ${problems.join('; ')}`);
+      // Keep the first repetition's profile / recording (for reproducibility), drop the others.
+      if (rep > 0) {
+        rmSync(join(art, `${cfg.id}-${tag}.kprof`), { force: true });
+        rmSync(join(art, `jfr-${tag}.jfr`), { force: true });
+        rmSync(join(art, `jacoco-${tag}.exec`), { force: true });
+      }
+    }
+    const line = timed.map((c) => `${c.id}=${(times[c.id][rep].wallMs / 1000).toFixed(1)}`).join(' ');
+    log(`${wl.id}: rep ${rep + 1}/${opts.reps}: ${line}`);
+  }
+  const baseTimes = times.base;
+  res.base = { wallMs: baseTimes.map((t) => t.wallMs), maxRssKb: baseTimes.map((t) => t.maxRssKb), medianMs: median(baseTimes.map((t) => t.wallMs)) };
+  for (const cfg of timed.slice(1)) {
+    const c = res.configs[cfg.id];
+    const ts = times[cfg.id];
+    c.wallMs = ts.map((t) => t.wallMs);
+    c.maxRssKb = ts.map((t) => t.maxRssKb);
+    c.timedOutputsOk = ts.every((t) => t.ok);
+    // The ratio of each repetition: this configuration's time over the uninstrumented time of the same repetition.
+    c.ratios = ts.map((t) => t.wallMs / baseTimes.find((b) => b.rep === t.rep).wallMs);
+    c.medianMs = median(c.wallMs);
+    c.medianRatio = median(c.ratios);
+    c.medianMaxRssKb = median(c.maxRssKb);
+  }
+
+  // 3. Accuracy and cost of the profiles (verification runs), against the exact profile.
+  const exactPath = join(art, 'exact-v.kprof');
+  const exact = res.configs.exact?.verified && existsSync(exactPath) ? profileLib.readProfile(exactPath) : null;
+  if (exact) {
+    res.configs.exact.totalBytecodes = exact.totalBytecodes;
+    res.configs.exact.profileBytes = fileSize(exactPath);
+  }
+  for (const cfg of configs.filter((c) => c.agent === 'sampling')) {
+    const c = res.configs[cfg.id];
+    const p = join(art, `${cfg.id}-v.kprof`);
+    if (!c.verified || !existsSync(p)) continue;
+    const s = profileLib.readProfile(p);
+    c.profileBytes = fileSize(p);
+    c.samples = s.totalCounter;
+    c.totalBytecodes = s.totalBytecodes;
+    c.threads = s.threads;
+    c.samplesPerSecond = c.medianMs ? s.totalCounter / (c.medianMs / 1000) : null;
+    if (exact) {
+      const o = profileLib.overlap(s, exact);
+      c.overlap = o.total;
+      c.methodOverlap = o.methodOverlap;
+      c.deltaB = s.totalBytecodes / exact.totalBytecodes - 1;
+    }
+    // Run-to-run: the verification run's profile against the first timed repetition's.
+    const p2 = join(art, `${cfg.id}-r0.kprof`);
+    if (existsSync(p2)) {
+      const s2 = profileLib.readProfile(p2);
+      const o2 = profileLib.overlap(s, s2);
+      const data = (f) => readFileSync(f, 'utf8').split('\n').filter((l) => !l.startsWith('header\t')).join('\n');
+      c.repeat = { overlap: o2.total, methodOverlap: o2.methodOverlap, identical: data(p) === data(p2) };
+    }
+  }
+
+  // 4. JFR: the hot-method list of two runs, and against the exact profile.
+  const jfrA = join(art, 'jfr-v.jfr');
+  const jfrB = join(art, 'jfr-r0.jfr');
+  if (res.configs.jfr?.verified && existsSync(jfrA)) {
+    const appClasses = new Set(spec.instrument.flatMap(jarClassNames));
+    const isApp = (cls) => appClasses.has(cls);
+    const a = readJfrStacks(javaBin('jfr'), jfrA);
+    const sa = selfShares(a);
+    const saApp = selfShares(a, isApp);
+    const j = (res.configs.jfr.analysis = { samples: a.length, appSamples: saApp.samples });
+    j.samplesPerSecond = res.configs.jfr.verifyWallMs ? a.length / (res.configs.jfr.verifyWallMs / 1000) : null;
+    if (existsSync(jfrB)) {
+      const b = readJfrStacks(javaBin('jfr'), jfrB);
+      const sb = selfShares(b);
+      const sbApp = selfShares(b, isApp);
+      j.repeatMethodOverlap = methodOverlap(sa.shares, sb.shares);
+      j.repeatAppMethodOverlap = methodOverlap(saApp.shares, sbApp.shares);
+      j.repeatTop10 = topAgreement(sa.shares, sb.shares, 10);
+    }
+    if (exact) {
+      const ex = komoriumSelfShares(exact);
+      j.appMethodOverlapWithExact = methodOverlap(saApp.shares, ex);
+      const k = profileLib && res.configs.g10000r?.verified && existsSync(join(art, 'g10000r-v.kprof'))
+        ? komoriumSelfShares(profileLib.readProfile(join(art, 'g10000r-v.kprof')))
+        : null;
+      if (k) {
+        j.komoriumTop10VsExact = topAgreement(k, ex, 10);
+        const kb = existsSync(join(art, 'g10000r-r0.kprof')) ? komoriumSelfShares(profileLib.readProfile(join(art, 'g10000r-r0.kprof'))) : null;
+        if (kb) j.komoriumRepeatTop10 = topAgreement(k, kb, 10);
+      }
+      j.top10VsExact = topAgreement(saApp.shares, ex, 10);
+    }
+  }
+  res.profileDir = relative(REPO, art);
+  return res;
+}
+
+async function benchInstrumentSpeed(opts) {
+  const jars = instrumentSpeedJars();
+  const drivers = driversDir();
+  const dir = freshDir(join(CACHE, 'work', 'instrument-speed'));
+  const out = {};
+  for (const j of jars) out[j.id] = { jar: j.path, bytes: fileSize(j.path), classes: jarClassNames(j.path).length, komorium: [], jacoco: [] };
+  const tools = ['komorium', 'jacoco'];
+  for (let rep = 0; rep < opts.instrReps; rep++) {
+    for (const j of jars) {
+      for (const tool of rotate(tools, rep)) {
+        const dest = join(dir, `${j.id}-${tool}.jar`);
+        rmSync(dest, { force: true });
+        const r = tool === 'komorium'
+          ? await runProcess(process.execPath, [KOMORIUM_BIN, 'instrument', j.path, '-o', dest], { timeFile: join(dir, '.time') })
+          : await runProcess(
+              javaBin('java'),
+              [`-Djacoco.offline.runtime=${JACOCO_OFFLINE_RUNTIME}`, '-cp', [drivers, ...jacocoRuntimeClasspath()].join(':'), 'JacocoInstrument', j.path, dest],
+              { timeFile: join(dir, '.time') },
+            );
+        out[j.id][tool].push({ wallMs: r.wallMs, maxRssKb: r.maxRssKb, code: r.code, outBytes: fileSize(dest) });
+        if (r.code !== 0) log(`instrument-speed: ${tool} ${j.id} FAILED (exit ${r.code}): ${`${r.stderr}`.trim().split('\n').slice(-2).join(' | ')}`);
+      }
+    }
+    log(`instrument-speed: rep ${rep + 1}/${opts.instrReps}: ${jars.map((j) => `${j.id} komorium=${(out[j.id].komorium[rep].wallMs / 1000).toFixed(2)} jacoco=${(out[j.id].jacoco[rep].wallMs / 1000).toFixed(2)}`).join(', ')}`);
+  }
+  for (const j of jars) {
+    for (const tool of tools) {
+      const runs = out[j.id][tool];
+      out[j.id][`${tool}Median`] = {
+        wallMs: median(runs.map((r) => r.wallMs)),
+        maxRssKb: median(runs.map((r) => r.maxRssKb)),
+        peakRssKb: Math.max(...runs.map((r) => r.maxRssKb ?? 0)),
+        ok: runs.every((r) => r.code === 0),
+        outBytes: runs[0]?.outBytes ?? null,
+      };
+    }
+  }
+  return out;
+}
+
+function saveJson(path, results) {
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, `${JSON.stringify(results, null, 1)}\n`);
+  renameSync(tmp, path);
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  if (opts.reportOnly) {
+    const results = JSON.parse(readFileSync(opts.json, 'utf8'));
+    writeReport(results, { md: opts.md, figures: opts.figures });
+    log(`wrote ${relative(REPO, opts.md)} and figures in ${relative(REPO, opts.figures)} from ${relative(REPO, opts.json)}`);
+    return;
+  }
+  if (opts.install) {
+    const r = spawnSync('bash', [join(REPO, 'scripts', 'install-bench-deps.sh')], { stdio: 'inherit' });
+    if (r.status !== 0) throw new Error('scripts/install-bench-deps.sh failed');
+  }
+  snapshotBuild();
+  const profileLib = await import(pathToFileURL(join(SNAPSHOT, 'dist', 'profile', 'index.js')).href);
+  const started = new Date();
+  const results = {
+    format: 'komorium-bench/1',
+    quick: opts.quick,
+    startedAt: started.toISOString(),
+    machine: machineInfo(),
+    settings: {
+      reps: opts.reps,
+      granularities: opts.granularities,
+      random: opts.random,
+      instrReps: opts.instrReps,
+      komoriumJvmArgs: opts.komoriumJvmArgs,
+      skip: [...opts.skip],
+    },
+    workloads: {},
+    instrumentSpeed: null,
+  };
+  log(`machine: ${results.machine.nproc} cores, ${results.machine.cpu}, load ${results.machine.loadavg}; reps ${opts.reps}; granularities ${opts.granularities.join(',')}${opts.quick ? ' (QUICK)' : ''}`);
+  const selected = opts.skip.has('workloads') ? [] : WORKLOADS.filter((w) => !opts.workloads || opts.workloads.includes(w.id));
+  for (const wl of selected) {
+    try {
+      results.workloads[wl.id] = await benchWorkload(wl, opts, profileLib);
+    } catch (e) {
+      log(`${wl.id}: FAILED: ${e.stack ?? e}`);
+      results.workloads[wl.id] = { id: wl.id, title: wl.title, error: String(e.message ?? e) };
+    }
+    saveJson(opts.json, results);
+  }
+  if (!opts.skip.has('instrument-speed')) {
+    try {
+      results.instrumentSpeed = await benchInstrumentSpeed(opts);
+    } catch (e) {
+      log(`instrument-speed: FAILED: ${e.stack ?? e}`);
+      results.instrumentSpeed = { error: String(e.message ?? e) };
+    }
+  }
+  results.finishedAt = new Date().toISOString();
+  results.machine.loadavgAtEnd = existsSync('/proc/loadavg') ? readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') : '';
+  saveJson(opts.json, results);
+  writeReport(results, { md: opts.md, figures: opts.figures });
+  log(`done in ${((Date.now() - started.getTime()) / 60000).toFixed(1)} min: ${relative(REPO, opts.json)}, ${relative(REPO, opts.md)}, ${relative(REPO, opts.figures)}/`);
+}
+
+main().catch((e) => {
+  console.error(e.stack ?? String(e));
+  process.exit(1);
+});
