@@ -177,6 +177,17 @@ for (const release of RELEASES) {
       });
     }
 
+    if (release === 8 || release === 17) {
+      test('runtimesub with Derived excluded: overrides in an uninstrumented superclass are still reached', async () => {
+        const f = list.find((x) => x.name === 'runtimesub')!;
+        const partial = join(b.work, 'fixtures-partial.jar');
+        instrument(b.plainJar, partial, ['-q', '--exclude', 'runtimesub.Derived']);
+        const r = await runMain(b, f, partial, jdk, profileArgs(b, 'partial'));
+        expect(r.stderr).toBe('');
+        expect(r.stdout).toBe(f.expected);
+      });
+    }
+
     if (list.some((f) => f.name === 'serial')) {
       test('serial: data written by the uninstrumented program reads instrumented, and back; same serialVersionUIDs', async () => {
         const f = list.find((x) => x.name === 'serial')!;
