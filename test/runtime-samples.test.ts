@@ -17,7 +17,7 @@ const folders = readdirSync(SAMPLES, { withFileTypes: true })
 
 describe('samples', () => {
   it('are all there', () => {
-    expect(folders).toEqual(['callbacks', 'custom-agent', 'exceptions', 'fig4', 'hot', 'natives', 'recursion', 'reflection', 'threads']);
+    expect(folders).toEqual(['callbacks', 'custom-agent', 'exceptions', 'fig4', 'hot', 'natives', 'recursion', 'reflection', 'regression', 'threads']);
   });
 
   for (const name of folders) {

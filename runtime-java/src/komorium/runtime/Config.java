@@ -36,6 +36,11 @@ import java.util.Properties;
  *   the frames between appear as {@code <truncated>}.</td></tr>
  * <tr><td>{@code komorium.maxStacks}</td><td>{@code 5}</td><td>Reified stacks each thread keeps in
  *   its pool for reuse ({@code >= 0}) (§3.2).</td></tr>
+ * <tr><td>{@code komorium.maxContexts}</td><td>one per KB of the maximum heap, 1,000 to
+ *   1,000,000</td><td>Calling contexts the {@code sampling} and {@code exact} agents keep (each
+ *   takes about 120 bytes), so that the samples tree cannot exhaust the heap ({@code >= 1}). Once
+ *   reached, a sample whose context is new counts under {@code <truncated>} below the deepest of
+ *   its frames that is already in the tree (reported once on standard error).</td></tr>
  * <tr><td>{@code komorium.threads}</td><td>{@code all}</td><td>Which threads are profiled, by
  *   registration index (the order in which threads first run instrumented code; 0 is normally
  *   the main thread): {@code all}, {@code even}, {@code odd}, or {@code K/N} for the threads whose
@@ -56,6 +61,7 @@ public final class Config {
     private static final long SEED = longValue("komorium.seed", 0L);
     private static final int STACK_SIZE = integer("komorium.stackSize", 1024, 2);
     private static final int MAX_STACKS = integer("komorium.maxStacks", 5, 0);
+    private static final int MAX_CONTEXTS = integer("komorium.maxContexts", defaultMaxContexts(), 1);
     private static final boolean QUIET = bool("komorium.quiet");
     /** {@code komorium.threads} as {K, N}: the threads whose index is K modulo N; {0, 1} for all. */
     private static final int[] THREADS = threads("komorium.threads");
@@ -97,6 +103,17 @@ public final class Config {
     /** {@code komorium.maxStacks}, at least 0. */
     public static int maxStacks() {
         return MAX_STACKS;
+    }
+
+    /** {@code komorium.maxContexts}, at least 1. */
+    public static int maxContexts() {
+        return MAX_CONTEXTS;
+    }
+
+    /** One calling context per KB of the maximum heap (a context takes about 120 bytes), 1,000 to 1,000,000. */
+    private static int defaultMaxContexts() {
+        long perKb = Runtime.getRuntime().maxMemory() / 1024;
+        return (int) Math.max(1000, Math.min(1000000, perKb));
     }
 
     /** {@code komorium.quiet}. */

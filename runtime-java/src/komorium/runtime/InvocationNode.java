@@ -45,6 +45,23 @@ final class InvocationNode implements MID {
         return m instanceof MIDImpl ? ((MIDImpl) m).hash : System.identityHashCode(m) * 0x9E3779B9;
     }
 
+    /** The child for callee {@code m}, or null when it has none yet. */
+    InvocationNode callee(MID m) {
+        MID[] k = keys;
+        if (k == null) {
+            return null;
+        }
+        int mask = k.length - 1;
+        for (int i = hash(m) >>> shift; ; i = (i + 1) & mask) {
+            if (k[i] == m) {
+                return children[i];
+            }
+            if (k[i] == null) {
+                return null;
+            }
+        }
+    }
+
     /** The child for callee {@code m}, created on first use (Figure 8's getOrCreateCallee). */
     InvocationNode getOrCreateCallee(MID m) {
         MID[] k = keys;

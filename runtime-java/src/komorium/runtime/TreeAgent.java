@@ -21,6 +21,10 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
     long truncatedSamples;
     /** Threads that registered. */
     int threads;
+    /** Contexts in the tree, not counting the root and the markers of contexts left out. */
+    int contexts;
+    private final int maxContexts = Config.maxContexts();
+    private boolean full;
 
     private final String out;
     private final AtomicBoolean written = new AtomicBoolean();
@@ -67,10 +71,31 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
             }
         }
         for (; i < sp; ++i) {
-            n = n.getOrCreateCallee(key(stack[i]));
+            MID m = key(stack[i]);
+            InvocationNode c = n.callee(m);
+            if (c == null) {
+                if (contexts >= maxContexts) {
+                    // The tree is full: the sample counts under the deepest frame it already has.
+                    // The frames above stay unresolved, so each such sample walks them again.
+                    tooMany();
+                    return n.getOrCreateCallee(MIDImpl.TRUNCATED);
+                }
+                c = n.getOrCreateCallee(m);
+                contexts++;
+            }
+            n = c;
             stack[i] = n;
         }
         return n;
+    }
+
+    private void tooMany() {
+        if (!full) {
+            full = true;
+            Report.error("komorium: the profile holds komorium.maxContexts=" + maxContexts + " calling contexts;"
+                    + " samples in new contexts count under <truncated> below their deepest known frame"
+                    + " (raise it with -Dkomorium.maxContexts=N and a larger heap)");
+        }
     }
 
     private static boolean isTruncationMarker(MID m) {
