@@ -19,7 +19,7 @@ import { join, relative } from 'node:path';
 import { javac, jarDir, repoRoot, runJava, tmpDir, type RunJavaResult } from './support/java.js';
 import { instrument } from './support/komorium.js';
 import { verifyJar, describeVerify, type VerifyResult } from './support/verify.js';
-import { debianJar, debianClasspathFor, javaHome, jdkMajor, secondJdkHome } from './support/corpus.js';
+import { debianJar, debianClasspathFor, javaHome, jdkMajor, readZipEntry, secondJdkHome } from './support/corpus.js';
 import { ClassFile } from '../src/classfile/classfile.js';
 import { readCode } from '../src/bytecode/code-reader.js';
 import { OP } from '../src/bytecode/opcodes.js';
@@ -154,6 +154,13 @@ for (const release of RELEASES) {
       expect(b.verify.verified).toBe(b.verify.classes);
       expect(b.report.leftAsIs).toEqual([]);
       expect(b.report.warnings).toEqual([]);
+    });
+
+    test('bigargs: extended versions up to 252 argument slots, in place beyond', () => {
+      const bytes = readZipEntry(b.instrumentedJar, 'bigargs/Main.class')!;
+      const names = new Set(ClassFile.parse(bytes, 'bigargs/Main.class').methods.map((m) => m.name));
+      for (const m of ['s252', 'i251', 'd126', 'mixed']) expect(names.has(`${m}$komorium`), m).toBe(true);
+      for (const m of ['s253', 's255', 'i252', 'i127']) expect(names.has(`${m}$komorium`), m).toBe(false);
     });
 
     for (const f of list) {

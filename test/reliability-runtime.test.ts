@@ -127,7 +127,7 @@ describe('load', () => {
     const d = T(exact[1]!) - T(exact[0]!);
     expect(T(e64)).toBe(T(exact[0]!) + 63 * d);
     const perThread = rootTotal(exact[0]!.profile!, 'Load$Worker', /^run$/);
-    expect(perThread).toBeGreaterThan(1_000_000);
+    expect(perThread).toBeGreaterThan(500_000);
     expect(rootTotal(e64.profile!, 'Load$Worker', /^run$/)).toBe(64 * perThread);
     expect(e64.profile!.threads).toBe(65);
     // The sampling agent and the paper's counter placement count the same bytecodes.
@@ -167,7 +167,7 @@ describe('load', () => {
     // Main's work is counted exactly, whatever the daemons did meanwhile.
     const mainWork = ['Load.main', 'Load.daemon', 'Load.work'];
     expect(subtreeAt(busy.profile!, mainWork)).toBe(subtreeAt(alone.profile!, mainWork));
-    expect(subtreeAt(alone.profile!, mainWork)).toBeGreaterThan(10_000_000);
+    expect(subtreeAt(alone.profile!, mainWork)).toBeGreaterThan(5_000_000);
     expect(busy.profile!.totalBytecodes).toBeGreaterThan(alone.profile!.totalBytecodes);
     expect(busy.profile!.threads).toBe(5);
   });
@@ -195,6 +195,19 @@ describe('load', () => {
     expectSameBehaviour(plain, exact);
     expect(field.profile!.totalBytecodes).toBe(exact.profile!.totalBytecodes);
     expect(sampled.profile!.totalBytecodes).toBe(exact.profile!.totalBytecodes);
+  });
+
+  test('exceptions the JVM throws lose no bytecodes, whatever the granularity', async () => {
+    // Caught in the same method, by a caller, through several frames, from the JDK, in a constructor:
+    // the local counter (default) must count what the paper's field counter counts.
+    const plain = await run(plainJar, ['implicit']);
+    const field = await run(fieldJar, ['implicit'], EXACT);
+    expectSameBehaviour(plain, field);
+    for (const props of [EXACT, ['-Dkomorium.granularity=7'], SAMPLING, []]) {
+      const r = await run(localJar, ['implicit'], props);
+      expectSameBehaviour(plain, r);
+      expect(r.profile!.totalBytecodes, props.join(' ')).toBe(field.profile!.totalBytecodes);
+    }
   });
 
   test('an agent that fails under 64 threads is reported once; the program goes on', async () => {
@@ -249,30 +262,34 @@ describe('memory', () => {
       const r = await runJava({ cp: [jar], main: 'Memory', args: [String(contexts), String(rounds)], cwd: dir, timeoutMs: 180_000, jvmArgs: ['-Xmx256m', '-XX:+UseSerialGC', '-Dkomorium.quiet', ...props] });
       expect(r.code, r.stderr).toBe(0);
       const used = (phase: string) => Number(new RegExp(`^${phase} used=(\\d+)`, 'm').exec(r.stdout)![1]);
-      const ms = Number(/^phase2 .* ms=(\d+)/m.exec(r.stdout)![1]);
+      const [, ms, walks] = /^phase2 .* ms=(\d+) walks=(\d+)/m.exec(r.stdout)!.map(Number);
+      const ticks = [...r.stdout.matchAll(/^tick used=(\d+)/gm)].map((m) => Number(m[1]));
       const kprof = join(dir, 'komorium.kprof');
-      return { start: used('start'), phase1: used('phase1'), phase2: used('phase2'), ms, stderr: r.stderr, profile: existsSync(kprof) ? readFileSync(kprof, 'utf8') : '' };
+      return { start: used('start'), phase1: used('phase1'), phase2: used('phase2'), ticks, ms: ms!, walks: walks!, stderr: r.stderr, profile: existsSync(kprof) ? readFileSync(kprof, 'utf8') : '' };
     };
-    const plain = await mem(plainJar, [], 2000, 40);
-    // Granularity 97 samples almost every context: 2,000 distinct paths 40 to 60 frames deep.
-    const profiled = await mem(localJar, SAMPLING, 2000, 40);
+    const plain = await mem(plainJar, [], 2000, 1);
+    // Granularity 97 samples almost every context: 2,000 distinct paths 40 to 60 frames deep, then
+    // the same ones again for 8 seconds.
+    const profiled = await mem(localJar, SAMPLING, 2000, 8);
     const nodes = (profiled.profile.match(/^node\t/gm) ?? []).length;
     const kept = profiled.phase1 - plain.phase1;
     const perContext = kept / nodes;
-    // Walking the same contexts again (40 more rounds) keeps nothing more.
-    expect(profiled.phase2 - profiled.phase1).toBeLessThan(64 * 1024);
+    // Walking the same contexts again keeps nothing more, second after second.
+    expect(profiled.ticks).toHaveLength(8);
+    expect(Math.max(...profiled.ticks, profiled.phase2) - profiled.phase1).toBeLessThan(64 * 1024);
     expect(perContext).toBeGreaterThan(40);
     expect(perContext).toBeLessThan(200);
     // A cap far below: the tree stops growing at maxContexts, the program still runs through.
-    const capped = await mem(localJar, [...SAMPLING, '-Dkomorium.maxContexts=20000'], 3000, 2);
+    const capped = await mem(localJar, [...SAMPLING, '-Dkomorium.maxContexts=20000'], 3000, 1);
     expect(capped.stderr).toMatch(/komorium: the profile holds komorium.maxContexts=20000 calling contexts/);
     expect(capped.phase2 - plain.phase2).toBeLessThan(20000 * 2 * 200);
     const cappedNodes = (capped.profile.match(/^node\t/gm) ?? []).length;
     expect(cappedNodes).toBeLessThanOrEqual(2 * 20000 + 1);
     expect(Number(/^truncated\t(\d+)$/m.exec(capped.profile)![1])).toBeGreaterThan(0);
     figures.push(
-      `memory: ${nodes} contexts kept ${(kept / 1e6).toFixed(1)} MB (${perContext.toFixed(0)} bytes each) after ${profiled.ms} ms; ` +
-        `40 more rounds over the same contexts: +${profiled.phase2 - profiled.phase1} bytes; plain run ${(plain.phase2 / 1e6).toFixed(1)} MB`,
+      `memory: ${nodes} contexts kept ${(kept / 1e6).toFixed(1)} MB (${perContext.toFixed(0)} bytes each); ` +
+        `${profiled.walks} more walks over the same contexts in ${profiled.ms} ms: +${Math.max(...profiled.ticks, profiled.phase2) - profiled.phase1} bytes; ` +
+        `plain run ${(plain.phase2 / 1e6).toFixed(1)} MB; maxContexts=20000 held ${((capped.phase2 - plain.phase2) / 1e6).toFixed(1)} MB`,
     );
     console.log(`runtime reliability figures:\n  ${figures.join('\n  ')}`);
   });

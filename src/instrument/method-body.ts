@@ -91,7 +91,16 @@ export function instrumentBody(
   const sp0Var = base + 3;
   const local = options.counter === 'local';
   const cntVar = inPlace ? base + 4 : base + 3;
-  const shift = inPlace ? 0 : local ? 4 : 3;
+  /**
+   * 'local': the value of the counter at its last store into, or load from, tc.instrCounter. An
+   * exception the JVM throws (a null dereference, an index out of bounds, a division by zero)
+   * skips the store, so a handler, and the catch-all that stores the counter before the exception
+   * leaves the method, take tc.instrCounter - (syncVar - cntVar): exactly the bytecodes counted
+   * since the last store when the exception came from this method, nothing more when it came from
+   * a callee (which counts into tc.instrCounter itself). Without it they would be lost.
+   */
+  const syncVar = cntVar + 1;
+  const shift = inPlace ? 0 : local ? 5 : 3;
 
   const hasInvoke = code.nodes.some((n) => !isLabel(n) && isInvoke(n.op));
   const leaf = options.leafOpt && !inPlace && !hasInvoke;
@@ -107,7 +116,7 @@ export function instrumentBody(
 
   const extraTypes: VType[] = [...RT.EXTRA_VTYPES];
   if (inPlace) extraTypes.push('I');
-  if (local) extraTypes.push('I');
+  if (local) extraTypes.push('I', 'I');
   const handlers = new Set(code.tryCatch.map((t) => t.handler));
   let reloadPending = false;
   const adapt = (f: Frame): Frame => {
@@ -156,7 +165,15 @@ export function instrumentBody(
     );
   }
 
-  if (local) out.push(load(OP.ALOAD, tcVar), field(cp, OP.GETFIELD, RT.TC, TC_FIELD.counter, 'I'), load(OP.ISTORE, cntVar));
+  if (local) out.push(...reloadCounter());
+  // The catch-all's range (see below). In a constructor it starts once super() or this() has
+  // initialized `this`: a handler cannot cover code where `this` is uninitialized.
+  const rangeStart = new Label();
+  let rangeStarted = false;
+  if (local && method.name !== '<init>') {
+    out.push(rangeStart);
+    rangeStarted = true;
+  }
   // The dispatch check's label must not share an offset with a frame of the original code.
   if (bodyStart !== undefined && out[out.length - 1] === bodyStart) out.push(op(OP.NOP));
 
@@ -168,12 +185,17 @@ export function instrumentBody(
     const n = nodes[i];
     if (isLabel(n)) {
       out.push(n);
-      // A callee may have thrown after counting into tc.instrCounter: a handler starts from there.
+      // A callee may have thrown after counting into tc.instrCounter, or this method (see syncVar).
       if (local && handlers.has(n)) reloadPending = true;
       continue;
     }
+    if (local && !rangeStarted && framesBefore?.[i] && framesBefore[i]!.locals[0] !== 'U') {
+      out.push(rangeStart);
+      rangeStarted = true;
+    }
     if (reloadPending) {
-      out.push(...reloadCounter());
+      out.push(load(OP.ALOAD, tcVar), ...catchCounter(), op(OP.DUP), load(OP.ISTORE, cntVar), op(OP.DUP), load(OP.ISTORE, syncVar));
+      out.push(field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.counter, 'I'));
       reloadPending = false;
     }
     const piece = pieceAt.get(i);
@@ -209,17 +231,44 @@ export function instrumentBody(
       }
     }
   }
+  // The catch-all: an exception leaving the method stores what it counted since the last store.
+  // (Not in a constructor of a class file without frames: where `this` is initialized is unknown.)
+  if (rangeStarted) {
+    const rangeEnd = new Label();
+    const handler = new Label();
+    out.push(rangeEnd, handler, load(OP.ALOAD, tcVar), ...catchCounter(), field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.counter, 'I'), op(OP.ATHROW));
+    code.tryCatch.push({ start: rangeStart, end: rangeEnd, handler, catchType: null, catchTypeIndex: 0 });
+    if (newFrames) {
+      const locals: VType[] = Array<VType>(base).fill('T');
+      locals.push(RT.EXTRA_VTYPES[0]!);
+      while (locals.length < cntVar) locals.push('T');
+      locals.push('I', 'I');
+      newFrames.set(handler, { locals, stack: ['Ljava/lang/Throwable;' as VType] });
+    }
+  }
   code.nodes = out;
   code.frames = newFrames;
   code.maxLocals = Math.max(code.maxLocals + shift, base + extraTypes.length);
   return stats;
 
   function storeCounter(): Insn[] {
-    return [load(OP.ALOAD, tcVar), load(OP.ILOAD, cntVar), field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.counter, 'I')];
+    return [load(OP.ALOAD, tcVar), load(OP.ILOAD, cntVar), op(OP.DUP), load(OP.ISTORE, syncVar), field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.counter, 'I')];
   }
 
   function reloadCounter(): Insn[] {
-    return [load(OP.ALOAD, tcVar), field(cp, OP.GETFIELD, RT.TC, TC_FIELD.counter, 'I'), load(OP.ISTORE, cntVar)];
+    return [load(OP.ALOAD, tcVar), field(cp, OP.GETFIELD, RT.TC, TC_FIELD.counter, 'I'), op(OP.DUP), load(OP.ISTORE, syncVar), load(OP.ISTORE, cntVar)];
+  }
+
+  /** Pushes tc.instrCounter - (syncVar - cntVar), the counter at an exception (see syncVar). */
+  function catchCounter(): Insn[] {
+    return [
+      load(OP.ALOAD, tcVar),
+      field(cp, OP.GETFIELD, RT.TC, TC_FIELD.counter, 'I'),
+      load(OP.ILOAD, syncVar),
+      op(OP.ISUB),
+      load(OP.ILOAD, cntVar),
+      op(OP.IADD),
+    ];
   }
 
   function emitCounter(piece: Piece, nodeIndex: number): void {
@@ -246,7 +295,7 @@ export function instrumentBody(
       } else {
         out.push(invoke(cp, OP.INVOKESTATIC, RT.TC, 'sample', `(${RT.TC_DESC}I${RT.STACK_DESC}I)I`));
       }
-      out.push(load(OP.ISTORE, cntVar), skip);
+      out.push(op(OP.DUP), load(OP.ISTORE, syncVar), load(OP.ISTORE, cntVar), skip);
       if (newFrames && before) newFrames.set(skip, adapt(before));
       return;
     }
@@ -372,6 +421,8 @@ export function instrumentBody(
       if (options.callbacks) {
         stats.callouts++;
         out.push(
+          load(OP.ILOAD, cntVar),
+          load(OP.ISTORE, syncVar),
           load(OP.ALOAD, tcVar),
           load(OP.ILOAD, cntVar),
           load(OP.ALOAD, stackVar),
@@ -380,6 +431,8 @@ export function instrumentBody(
           n,
           load(OP.ALOAD, tcVar),
           invoke(cp, OP.INVOKESTATIC, RT.TC, 'callBack', `(${RT.TC_DESC})I`),
+          op(OP.DUP),
+          load(OP.ISTORE, syncVar),
           load(OP.ISTORE, cntVar),
         );
       } else {

@@ -4,6 +4,7 @@
  * extended version), then rewritten one by one, bytes in and bytes out, then written with the
  * runtime beside them. Nothing is written unless every step succeeded.
  */
+import { availableParallelism } from 'node:os';
 import { ClassFile } from '../classfile/classfile.js';
 import { ClassFormatError, KomoriumError } from '../errors.js';
 import { readInput, writeJar, writeDir, stripSignature, type Entry } from '../jar/index.js';
@@ -76,45 +77,23 @@ export async function instrumentProgram(req: InstrumentRequest): Promise<Instrum
     }
   }
 
-  const hierarchy = new ClassHierarchy({ classpath: req.classpath });
-  const plans = new Map<string, ClassPlan>();
   // Base entries first, so that the plan of a class is that of the version the JVM resolves by default.
-  for (const p of [...parsed].sort((a, b) => Number(a.versioned) - Number(b.versioned))) {
-    if (!p.versioned) hierarchy.addClass(p.cf);
-    if (plans.has(p.cf.thisClass)) continue;
-    plans.set(p.cf.thisClass, planClass(p.cf.thisClass, p.cf.access, p.cf.methods, filter.accepts(p.cf.thisClass)));
-  }
+  const headers: ClassHeader[] = [...parsed]
+    .sort((a, b) => Number(a.versioned) - Number(b.versioned))
+    .map((p) => ({
+      thisClass: p.cf.thisClass,
+      superClass: p.cf.superClass,
+      interfaces: p.cf.interfaces,
+      access: p.cf.access,
+      methods: p.cf.methods.map((m) => ({ name: m.name, desc: m.desc, access: m.access })),
+      instrumented: filter.accepts(p.cf.thisClass),
+      versioned: p.versioned,
+    }));
+  const program = buildProgram(headers, req.classpath, warnings);
+  const plans = program.view.plans;
 
-  const serializable = (name: string): boolean => {
-    try {
-      return hierarchy.isAssignable(name, 'java/io/Serializable');
-    } catch (e) {
-      if (!(e instanceof MissingClassError)) throw e;
-      warnings.push(
-        `${name.replace(/\//g, '.')}: cannot tell whether it is Serializable, ${e.missingClass.replace(/\//g, '.')} is missing ` +
-          `(add it with --classpath); its serialVersionUID is not pinned`,
-      );
-      return false;
-    }
-  };
-  const missingSeen = new Set<string>();
-  let current = '';
-  const program: ProgramView = {
-    isSerializable: serializable,
-    plans,
-    hierarchy,
-    missingType(site: CallSite, missing: string) {
-      const key = `${current} ${missing}`;
-      if (missingSeen.has(key)) return;
-      missingSeen.add(key);
-      warnings.push(
-        `${current.replace(/\//g, '.')}: call to ${site.owner.replace(/\//g, '.')}.${site.name}${site.desc} keeps its ` +
-          `signature: deciding it needs ${missing.replace(/\//g, '.')}, which is not in the input or the --classpath ` +
-          `(add the jar that holds it with --classpath)`,
-      );
-    },
-  };
-
+  const toRewrite = parsed.filter((p) => plans.get(p.cf.thisClass)?.instrumented && p.cf.thisClass !== 'module-info');
+  const results = await rewriteAll(toRewrite, headers, program, req, warnings);
 
   const reports: ClassReport[] = [];
   const out: Entry[] = [];
@@ -131,23 +110,16 @@ export async function instrumentProgram(req: InstrumentRequest): Promise<Instrum
     if (!plans.get(p.cf.thisClass)?.instrumented || p.cf.thisClass === 'module-info') {
       excluded++;
       out.push(entry);
-      req.progress?.(done, parsed.length);
       continue;
     }
-    current = p.cf.thisClass;
     const prefix = entry.name.slice(0, entry.name.length - `${p.cf.thisClass}.class`.length);
-    let result;
-    try {
-      result = rewriteClass(p.cf, entry, program, req.options, warnings);
-    } catch (e) {
-      if (e instanceof ClassFormatError && req.skipBroken) {
-        skippedClasses.push({ entry: entry.name, reason: e.detail });
-        warnings.push(`${entry.name}: copied unchanged, it is broken: ${e.detail}`);
-        out.push(entry);
-        req.progress?.(done, parsed.length);
-        continue;
-      }
-      throw e;
+    const result = results.get(p)!;
+    if ('broken' in result) {
+      if (!req.skipBroken) throw new ClassFormatError(entry.name, result.broken);
+      skippedClasses.push({ entry: entry.name, reason: result.broken });
+      warnings.push(`${entry.name}: copied unchanged, it is broken: ${result.broken}`);
+      out.push(entry);
+      continue;
     }
     changed = true;
     reports.push(result.report);
@@ -155,7 +127,6 @@ export async function instrumentProgram(req: InstrumentRequest): Promise<Instrum
     for (const x of result.extra) {
       out.push({ ...entry, name: `${prefix}${x.name}.class`, data: x.bytes });
     }
-    req.progress?.(done, parsed.length);
   }
 
   let entries = out;
@@ -188,6 +159,114 @@ function rewriteClass(cf: ClassFile, entry: Entry, program: ProgramView, options
     warnings.push(`${cf.thisClass.replace(/\//g, '.')}: left uninstrumented: ${e.message}`);
     return stubClass(entry.data, entry.name, options);
   }
+}
+
+/** What the plans and the hierarchy need to know of every input class. */
+export interface ClassHeader {
+  thisClass: string;
+  superClass: string | null;
+  interfaces: string[];
+  access: number;
+  methods: { name: string; desc: string; access: number }[];
+  instrumented: boolean;
+  versioned: boolean;
+}
+
+export interface Program {
+  view: ProgramView;
+  /** The class being rewritten, for messages. */
+  setCurrent(name: string): void;
+}
+
+/** Plans and class hierarchy of the whole input (headers: base versions before multi-release ones). */
+export function buildProgram(headers: readonly ClassHeader[], classpath: string[], warnings: string[]): Program {
+  const hierarchy = new ClassHierarchy({ classpath });
+  const plans = new Map<string, ClassPlan>();
+  for (const h of headers) {
+    if (!h.versioned) hierarchy.addClass(h);
+    if (!plans.has(h.thisClass)) plans.set(h.thisClass, planClass(h.thisClass, h.access, h.methods, h.instrumented));
+  }
+  const missingSeen = new Set<string>();
+  let current = '';
+  const view: ProgramView = {
+    plans,
+    hierarchy,
+    isSerializable(name: string): boolean {
+      try {
+        return hierarchy.isAssignable(name, 'java/io/Serializable');
+      } catch (e) {
+        if (!(e instanceof MissingClassError)) throw e;
+        warnings.push(
+          `${name.replace(/\//g, '.')}: cannot tell whether it is Serializable, ${e.missingClass.replace(/\//g, '.')} is missing ` +
+            `(add it with --classpath); its serialVersionUID is not pinned`,
+        );
+        return false;
+      }
+    },
+    missingType(site: CallSite, missing: string) {
+      const key = `${current} ${missing}`;
+      if (missingSeen.has(key)) return;
+      missingSeen.add(key);
+      warnings.push(
+        `${current.replace(/\//g, '.')}: call to ${site.owner.replace(/\//g, '.')}.${site.name}${site.desc} keeps its ` +
+          `signature: deciding it needs ${missing.replace(/\//g, '.')}, which is not in the input or the --classpath ` +
+          `(add the jar that holds it with --classpath)`,
+      );
+    },
+  };
+  return { view, setCurrent: (name) => (current = name) };
+}
+
+/** The rewrite of one class of the input, or the ClassFormatError detail when it is broken. */
+export type EntryResult = ClassResult | { broken: string };
+
+export function rewriteEntry(cf: ClassFile, entry: Entry, program: Program, options: InstrumentOptions, warnings: string[]): EntryResult {
+  program.setCurrent(cf.thisClass);
+  try {
+    return rewriteClass(cf, entry, program.view, options, warnings);
+  } catch (e) {
+    if (e instanceof ClassFormatError) return { broken: e.detail };
+    throw e;
+  }
+}
+
+/** Below this many classes, starting workers costs more than it saves. */
+const PARALLEL_MIN_CLASSES = 300;
+
+async function rewriteAll(
+  todo: ParsedEntry[],
+  headers: ClassHeader[],
+  program: Program,
+  req: InstrumentRequest,
+  warnings: string[],
+): Promise<Map<ParsedEntry, EntryResult>> {
+  const results = new Map<ParsedEntry, EntryResult>();
+  const workers = workerCount(todo.length);
+  if (workers > 1) {
+    const { rewriteInWorkers } = await import('./parallel.js');
+    const out = await rewriteInWorkers(
+      todo.map((p) => ({ name: p.entry.name, data: p.entry.data })),
+      { headers, classpath: req.classpath, options: req.options },
+      workers,
+      warnings,
+      (done) => req.progress?.(done, todo.length),
+    );
+    todo.forEach((p, i) => results.set(p, out[i]!));
+    return results;
+  }
+  todo.forEach((p, i) => {
+    results.set(p, rewriteEntry(p.cf, p.entry, program, req.options, warnings));
+    req.progress?.(i + 1, todo.length);
+  });
+  return results;
+}
+
+function workerCount(classes: number): number {
+  // Workers run compiled JavaScript; from TypeScript sources (the tests) the rewrite stays in-process.
+  if (classes < PARALLEL_MIN_CLASSES || !import.meta.url.endsWith('.js')) return 1;
+  const env = Number(process.env.KOMORIUM_WORKERS);
+  if (Number.isInteger(env) && env >= 1) return env;
+  return Math.min(4, availableParallelism());
 }
 
 /**

@@ -1,0 +1,42 @@
+/**
+ * A worker thread of `instrument`: builds the program's plans and hierarchy from the class headers
+ * it is given, then rewrites the classes it is sent, bytes in and bytes out.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { ClassFile } from '../classfile/classfile.js';
+import { ClassFormatError, KomoriumError } from '../errors.js';
+import { buildProgram, rewriteEntry, type ClassHeader } from './program.js';
+import type { InstrumentOptions } from './class-transform.js';
+
+export interface WorkerInit {
+  headers: ClassHeader[];
+  classpath: string[];
+  options: InstrumentOptions;
+}
+
+export interface WorkerTask {
+  index: number;
+  name: string;
+  data: Uint8Array;
+}
+
+const init = workerData as WorkerInit;
+const warnings: string[] = [];
+const program = buildProgram(init.headers, init.classpath, warnings);
+
+parentPort!.on('message', (task: WorkerTask) => {
+  const before = warnings.length;
+  try {
+    const cf = ClassFile.parse(task.data, task.name);
+    const result = rewriteEntry(cf, { name: task.name, data: task.data, isClass: true }, program, init.options, warnings);
+    parentPort!.postMessage({ index: task.index, result, warnings: warnings.slice(before) });
+  } catch (e) {
+    const error =
+      e instanceof ClassFormatError
+        ? { kind: 'format', entry: e.entry, detail: e.detail }
+        : e instanceof KomoriumError
+          ? { kind: 'komorium', message: e.message }
+          : { kind: 'bug', message: e instanceof Error ? (e.stack ?? e.message) : String(e) };
+    parentPort!.postMessage({ index: task.index, error, warnings: warnings.slice(before) });
+  }
+});
