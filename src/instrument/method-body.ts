@@ -97,7 +97,8 @@ export function instrumentBody(
    * skips the store, so a handler, and the catch-all that stores the counter before the exception
    * leaves the method, take tc.instrCounter - (syncVar - cntVar): exactly the bytecodes counted
    * since the last store when the exception came from this method, nothing more when it came from
-   * a callee (which counts into tc.instrCounter itself). Without it they would be lost.
+   * a callee (which counts into tc.instrCounter itself). Without it they would be lost. TC.caught
+   * does that sum and the store.
    */
   const syncVar = cntVar + 1;
   const shift = inPlace ? 0 : local ? 5 : 3;
@@ -194,8 +195,7 @@ export function instrumentBody(
       rangeStarted = true;
     }
     if (reloadPending) {
-      out.push(load(OP.ALOAD, tcVar), ...catchCounter(), op(OP.DUP), load(OP.ISTORE, cntVar), op(OP.DUP), load(OP.ISTORE, syncVar));
-      out.push(field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.counter, 'I'));
+      out.push(...caught(), op(OP.DUP), load(OP.ISTORE, syncVar), load(OP.ISTORE, cntVar));
       reloadPending = false;
     }
     const piece = pieceAt.get(i);
@@ -236,7 +236,7 @@ export function instrumentBody(
   if (rangeStarted) {
     const rangeEnd = new Label();
     const handler = new Label();
-    out.push(rangeEnd, handler, load(OP.ALOAD, tcVar), ...catchCounter(), field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.counter, 'I'), op(OP.ATHROW));
+    out.push(rangeEnd, handler, ...caught(), op(OP.POP), op(OP.ATHROW));
     code.tryCatch.push({ start: rangeStart, end: rangeEnd, handler, catchType: null, catchTypeIndex: 0 });
     if (newFrames) {
       const locals: VType[] = Array<VType>(base).fill('T');
@@ -259,15 +259,13 @@ export function instrumentBody(
     return [load(OP.ALOAD, tcVar), field(cp, OP.GETFIELD, RT.TC, TC_FIELD.counter, 'I'), op(OP.DUP), load(OP.ISTORE, syncVar), load(OP.ISTORE, cntVar)];
   }
 
-  /** Pushes tc.instrCounter - (syncVar - cntVar), the counter at an exception (see syncVar). */
-  function catchCounter(): Insn[] {
+  /** TC.caught: stores, and pushes, tc.instrCounter - (syncVar - cntVar), the counter at an exception (see syncVar). */
+  function caught(): Insn[] {
     return [
       load(OP.ALOAD, tcVar),
-      field(cp, OP.GETFIELD, RT.TC, TC_FIELD.counter, 'I'),
       load(OP.ILOAD, syncVar),
-      op(OP.ISUB),
       load(OP.ILOAD, cntVar),
-      op(OP.IADD),
+      invoke(cp, OP.INVOKESTATIC, RT.TC, 'caught', `(${RT.TC_DESC}II)I`),
     ];
   }
 

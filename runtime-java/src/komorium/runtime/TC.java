@@ -201,6 +201,20 @@ public final class TC {
         return tc.instrCounter;
     }
 
+    /**
+     * At an exception handler, and where an exception leaves a method: {@code synced} is the local
+     * counter's value at its last store into (or load from) {@link #instrCounter}, {@code counter}
+     * its value now. An exception the JVM threw in this method skipped the store of what the
+     * method counted since; one that came from a callee was thrown after the store, and the callee
+     * counted into the field itself. Either way the counter is {@code instrCounter - (synced -
+     * counter)}: stored, and returned as the method's new local counter (and its new sync value).
+     */
+    public static int caught(TC tc, int synced, int counter) {
+        int c = tc.instrCounter - (synced - counter);
+        tc.instrCounter = c;
+        return c;
+    }
+
     /** The slow path of a granularity check (§4.2): calls the agent with the current stack. */
     public void triggerSampling(MID[] stack, int sp) {
         sample(stack, sp, gran - instrCounter);
