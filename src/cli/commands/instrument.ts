@@ -77,7 +77,7 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
       .option('callbacks', { type: 'boolean', default: true, describe: 'callbacks from uninstrumented code continue the caller\'s calling context' })
       .option('counter', {
         choices: ['local', 'field'] as const,
-        default: 'local' as const,
+        default: 'field' as const,
         describe: 'keep the bytecode counter in a local variable (stored at calls and returns), or decrement the thread\'s field in every block as the paper does',
       })
       .option('skip-broken', { type: 'boolean', default: false, describe: 'copy classes that do not parse unchanged, with a warning, instead of failing' })

@@ -64,7 +64,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
         include: a.include,
         exclude: a.exclude,
         skipBroken: false,
-        options: { checks: a.checks, maxPath: a['max-path'], leafOpt: true, callbacks: true, counter: 'local' },
+        options: { checks: a.checks, maxPath: a['max-path'], leafOpt: true, callbacks: true, counter: 'field' },
       });
       const out = resolve(a.out ?? basename(a.jar, extname(a.jar)) + '.kprof');
       const cp = [instrumented, ...a.classpath].join(process.platform === 'win32' ? ';' : ':');

@@ -36,9 +36,11 @@ import java.util.Properties;
  *   the frames between appear as {@code <truncated>}.</td></tr>
  * <tr><td>{@code komorium.maxStacks}</td><td>{@code 5}</td><td>Reified stacks each thread keeps in
  *   its pool for reuse ({@code >= 0}) (§3.2).</td></tr>
- * <tr><td>{@code komorium.maxContexts}</td><td>one per KB of the maximum heap, 1,000 to
- *   1,000,000</td><td>Calling contexts the {@code sampling} and {@code exact} agents keep (each
- *   takes about 120 bytes), so that the samples tree cannot exhaust the heap ({@code >= 1}). Once
+ * <tr><td>{@code komorium.maxContexts}</td><td>{@code 1000000}</td><td>Calling contexts the
+ *   {@code sampling} and {@code exact} agents keep (each takes about 120 bytes, so about 120 MB at
+ *   the default), so that the samples tree cannot exhaust the heap ({@code >= 1}). A fixed number,
+ *   not one derived from the heap, so that the same program gives the same profile on machines
+ *   with different memory; lower it for small heaps. Once
  *   reached, a sample whose context is new counts under {@code <truncated>} below the deepest of
  *   its frames that is already in the tree (reported once on standard error).</td></tr>
  * <tr><td>{@code komorium.threads}</td><td>{@code all}</td><td>Which threads are profiled, by
@@ -112,8 +114,7 @@ public final class Config {
 
     /** One calling context per KB of the maximum heap (a context takes about 120 bytes), 1,000 to 1,000,000. */
     private static int defaultMaxContexts() {
-        long perKb = Runtime.getRuntime().maxMemory() / 1024;
-        return (int) Math.max(1000, Math.min(1000000, perKb));
+        return 1000000;
     }
 
     /** {@code komorium.quiet}. */
