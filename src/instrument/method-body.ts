@@ -367,30 +367,32 @@ export function instrumentBody(
    * (wrapper, super.m()) passes ~sp and skips the check:
    *
    *     iload sp; iflt DIRECT
-   *     aload_0; invokevirtual getClass; ldc ThisClass; if_acmpeq BODY            (class files >= 49)
-   *     aload_0; invokevirtual komorium$class; aload_0; invokevirtual getClass; if_acmpeq BODY
+   *     aload_0; invokevirtual getClass
+   *     dup; ldc ThisClass; if_acmpeq EXACT                      (class files >= 49)
+   *     aload_0; invokevirtual komorium$class; if_acmpeq BODY
    *     <publish stack> aload_0; <args>; invokevirtual m(A)R; <unpublish>; xreturn
-   *   DIRECT: iload sp; iconst_m1; ixor; istore sp
+   *   DIRECT: iload sp; iconst_m1; ixor; istore sp; goto BODY
+   *   EXACT: pop
    *   BODY: …
+   *
+   * getClass() is a native call until the JIT compiles the method (about 100 ns interpreted), so
+   * it is called once.
    */
   function emitDispatchCheck(): void {
     const direct = new Label();
+    const exact = new Label();
     const body = new Label();
-    const ret = parseMethodDescriptor(method.desc).ret;
-    out.push(load(OP.ILOAD, spVar), { op: OP.IFLT, target: direct });
-    if (cf.major >= 49) {
-      out.push(
-        load(OP.ALOAD, 0),
-        invoke(cp, OP.INVOKEVIRTUAL, 'java/lang/Object', 'getClass', RT.CLASS_METHOD_DESC),
-        { op: OP.LDC, cp: cp.classIndex(cf.thisClass) },
-        { op: OP.IF_ACMPEQ, target: body },
-      );
-    }
+    const exactCheck = cf.major >= 49; // ldc of a class needs version 49
+    out.push(
+      load(OP.ILOAD, spVar),
+      { op: OP.IFLT, target: direct },
+      load(OP.ALOAD, 0),
+      invoke(cp, OP.INVOKEVIRTUAL, 'java/lang/Object', 'getClass', RT.CLASS_METHOD_DESC),
+    );
+    if (exactCheck) out.push(op(OP.DUP), { op: OP.LDC, cp: cp.classIndex(cf.thisClass) }, { op: OP.IF_ACMPEQ, target: exact });
     out.push(
       load(OP.ALOAD, 0),
       invoke(cp, OP.INVOKEVIRTUAL, cf.thisClass, RT.CLASS_METHOD, RT.CLASS_METHOD_DESC),
-      load(OP.ALOAD, 0),
-      invoke(cp, OP.INVOKEVIRTUAL, 'java/lang/Object', 'getClass', RT.CLASS_METHOD_DESC),
       { op: OP.IF_ACMPEQ, target: body },
     );
     if (options.callbacks) {
@@ -405,10 +407,20 @@ export function instrumentBody(
     }
     out.push(...loadArgs(method.desc, false), invoke(cp, OP.INVOKEVIRTUAL, cf.thisClass, method.name, method.desc));
     if (options.callbacks) out.push(load(OP.ALOAD, tcVar), op(OP.ICONST_M1), field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.outSp, 'I'));
-    out.push(op(returnOpFor(ret)), direct, load(OP.ILOAD, spVar), op(OP.ICONST_M1), op(OP.IXOR), load(OP.ISTORE, spVar), body);
+    out.push(
+      op(returnOpFor(parseMethodDescriptor(method.desc).ret)),
+      direct,
+      load(OP.ILOAD, spVar),
+      op(OP.ICONST_M1),
+      op(OP.IXOR),
+      load(OP.ISTORE, spVar),
+    );
+    if (exactCheck) out.push({ op: OP.GOTO, target: body }, exact, op(OP.POP));
+    out.push(body);
     if (newFrames) {
       const entry = extendedEntryFrame(cf, method);
       newFrames.set(direct, entry);
+      if (exactCheck) newFrames.set(exact, { locals: entry.locals.slice(), stack: ['Ljava/lang/Class;'] });
       newFrames.set(body, { locals: entry.locals.slice(), stack: [] });
     }
   }
