@@ -168,7 +168,7 @@ export function writeReport(results, { md, figures }) {
   );
   L.push(
     `| accuracy at ${gfmt(TARGET_G)} randomized (+r${R}) ≥ ${ACCURACY_TARGET * 100}% overlap with the exact profile, every workload | ` +
-      `${t.accuracy.all.map((a) => `${a.id} ${pct(a.v)}`).join(', ') || '–'} (Komorium 2006: ~91% constant, >96% at 500 randomized) | ${met(t.accuracy.met)} |`,
+      `${t.accuracy.all.map((a) => `${a.id} ${a.v == null ? 'n/a (no verified exact or sampled profile)' : pct(a.v)}`).join(', ') || '–'} (Komorium 2006: ~91% constant, >96% at 500 randomized) | ${met(t.accuracy.met)} |`,
   );
   if (t.instrument.perJar) {
     L.push(
@@ -305,6 +305,7 @@ export function writeReport(results, { md, figures }) {
     if (w.komoriumInstrument && !w.komoriumInstrument.ok) problems.push(`- ${w.id}: ${w.komoriumInstrument.error}`);
     if (w.jacocoInstrument && !w.jacocoInstrument.ok) problems.push(`- ${w.id}: ${w.jacocoInstrument.error}`);
     for (const [id, c] of Object.entries(w.configs)) {
+      if (c.toolMessages?.length) problems.push(`- ${w.id} ${id}: the komorium runtime wrote to stderr (set aside, not compared): ${c.toolMessages.map((x) => `\`${x}\``).join('; ')}`);
       if (!c.verified) problems.push(`- ${w.id} ${id}: ${c.problems.join('; ')}`);
       else if (c.timedOutputsOk === false) problems.push(`- ${w.id} ${id}: a timed run's output differed`);
     }
@@ -334,7 +335,8 @@ export function writeReport(results, { md, figures }) {
   L.push('```');
   L.push('');
   L.push('The workloads are installed by `scripts/install-bench-deps.sh` (Debian packages, esprima and lodash from npm); run artefacts (instrumented jars, profiles, JFR recordings) stay in `.cache/bench/work/<workload>/`. ' +
-    'Komorium runs use `-Dkomorium.quiet=true` and the JVM options shown under *Machine*; JaCoCo runs put Debian\'s `org.jacoco.agent.rt.jar` (not shaded, so with `org.jacoco.core.jar` and ASM) on the class path and write `-Djacoco-agent.destfile`.');
+    `Komorium runs use \`-Dkomorium.quiet=true\` and the JVM options shown under *Machine*; the exact runs also \`-Dkomorium.maxContexts=${results.settings.exactMaxContexts ?? 1000000}\` so that the ground truth is not cut. ` +
+    'JaCoCo runs put Debian\'s `org.jacoco.agent.rt.jar` (not shaded, so with `org.jacoco.core.jar` and ASM) on the class path and write `-Djacoco-agent.destfile`.');
   L.push('');
   mkdirSync(dirname(md), { recursive: true });
   writeFileSync(md, `${L.join('\n')}\n`);
