@@ -183,8 +183,11 @@ export function buildProgram(headers: readonly ClassHeader[], classpath: string[
   const hierarchy = new ClassHierarchy({ classpath });
   const plans = new Map<string, ClassPlan>();
   for (const h of headers) {
-    if (!h.versioned) hierarchy.addClass(h);
-    if (!plans.has(h.thisClass)) plans.set(h.thisClass, planClass(h.thisClass, h.access, h.methods, h.instrumented));
+    if (plans.has(h.thisClass)) continue;
+    // The first header of a name: its base version, or, for a class that exists only under
+    // META-INF/versions/N, its first versioned one (else it would be "missing" from its own input).
+    hierarchy.addClass(h);
+    plans.set(h.thisClass, planClass(h.thisClass, h.access, h.methods, h.instrumented));
   }
   const missingSeen = new Set<string>();
   let current = '';
