@@ -163,6 +163,22 @@ for (const release of RELEASES) {
       for (const m of ['s253', 's255', 'i252', 'i127']) expect(names.has(`${m}$komorium`), m).toBe(false);
     });
 
+    test('runtimesub: interface calls reach instrumented implementations through the companion interface', () => {
+      const interfacesOf = (name: string) => ClassFile.parse(readZipEntry(b.instrumentedJar, `${name}.class`)!, name).interfaces;
+      // measure is implemented by the class (BaseMeter) or a superclass-declared abstract method's override (ConcreteMeter).
+      expect(interfacesOf('runtimesub/BaseMeter')).toContain('runtimesub/Meter$$komoriumCalls');
+      expect(interfacesOf('runtimesub/ConcreteMeter')).toContain('runtimesub/Meter$$komoriumCalls');
+      // No extended version of an unimplemented abstract method, or of one inherited from the JDK.
+      expect(interfacesOf('runtimesub/AbstractMeter')).toEqual(['runtimesub/Meter']);
+      expect(interfacesOf('runtimesub/SizedList')).toEqual(['runtimesub/Sized']);
+      const companion = ClassFile.parse(readZipEntry(b.instrumentedJar, 'runtimesub/Meter$$komoriumCalls.class')!, 'companion');
+      expect(companion.methods.map((m) => m.name + m.desc)).toEqual(['measure$komorium(ILkomorium/runtime/TC;[Lkomorium/runtime/MID;I)I']);
+      // The interface itself is untouched: its reflection, proxies and lambdas see no new method.
+      const meter = ClassFile.parse(readZipEntry(b.instrumentedJar, 'runtimesub/Meter.class')!, 'Meter');
+      expect(meter.interfaces).toEqual([]);
+      expect(meter.methods.filter((m) => (m.access & 0x0400) !== 0).map((m) => m.name)).toEqual(['measure']);
+    });
+
     for (const f of list) {
       test(`${f.name}: same output instrumented, with the sampling and the exact agent`, async () => {
         const plain = await runMain(b, f, b.plainJar, jdk);

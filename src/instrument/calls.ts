@@ -9,7 +9,7 @@ import type { ClassHierarchy } from '../hierarchy/hierarchy.js';
 import { parseMethodDescriptor } from '../classfile/descriptor.js';
 import { OP } from '../bytecode/opcodes.js';
 import { ACC } from '../classfile/model.js';
-import { callsExtended, dispatchChecked, methodKey, overridable, type ClassPlan, type PlannedMethod } from './plan.js';
+import { callsExtended, dispatchChecked, inCompanion, methodKey, overridable, type ClassPlan, type PlannedMethod } from './plan.js';
 
 export type CallDecision =
   /** Call the extended method: same owner, name and invoke kind, descriptor with the extra arguments. */
@@ -19,7 +19,13 @@ export type CallDecision =
   /** Keep the call and publish the reified stack around it. */
   | 'callout'
   /** Keep the call; the callee provably cannot call back into instrumented code. */
-  | 'plain';
+  | 'plain'
+  /**
+   * An instance method of an instrumented interface: a receiver that implements the interface's
+   * companion (companion.ts) gets the extended call through it, any other one (a lambda, a proxy)
+   * the original call as a call-out.
+   */
+  | 'companion';
 
 export interface CallSite {
   op: number;
@@ -101,6 +107,7 @@ export function decideCall(site: CallSite, program: ProgramView): CallDecision {
   // Resolution looks in the named class first, so a method declared there decides it.
   const declared = ownerPlan?.methods.get(key);
   if (ownerPlan && declared) {
+    if (viaCompanion(site, ownerPlan, declared)) return 'companion';
     if (!callsExtended(ownerPlan, declared)) return 'callout';
     // Extended constructors are package-private (see extendedMember).
     if (site.name === '<init>' && packageOf(site.owner) !== packageOf(site.caller)) return 'callout';
@@ -115,7 +122,13 @@ export function decideCall(site: CallSite, program: ProgramView): CallDecision {
   if (!resolved.declaringClass) return 'callout';
   const plan = program.plans.get(resolved.declaringClass);
   const m = plan?.methods.get(key);
+  if (plan && m && viaCompanion(site, plan, m)) return 'companion';
   return plan && m && callsExtended(plan, m) ? extendedKind(site, plan, m) : 'callout';
+}
+
+/** Virtual and interface calls of a companion method; invokespecial (I.super.m()) stays a call-out. */
+function viaCompanion(site: CallSite, declaring: ClassPlan, m: PlannedMethod): boolean {
+  return (site.op === OP.INVOKEINTERFACE || site.op === OP.INVOKEVIRTUAL) && inCompanion(declaring, m);
 }
 
 /**

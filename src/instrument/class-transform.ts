@@ -22,6 +22,7 @@ import { isJdkClass } from './calls.js';
 import { computePieces } from './pieces.js';
 import { op } from './emit.js';
 import { buildHolderClass } from './holder.js';
+import { buildCompanion, companionsOf } from './companion.js';
 import { addSerialVersionUID } from './serial.js';
 
 export interface InstrumentOptions {
@@ -30,7 +31,7 @@ export interface InstrumentOptions {
   leafOpt: boolean;
   callbacks: boolean;
   /** See BodyOptions.counter. */
-  counter: 'field' | 'local';
+  counter: 'field' | 'local' | 'helper';
 }
 
 export interface LeftAsIs {
@@ -258,6 +259,12 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
   }
   if (clinit) replaceCode(clinit.member, writeCode(cf, clinit.member, clinit.code));
   if (!isInterface) added.push(classMethod(cf, program));
+  if (isInterface) {
+    const companion = buildCompanion(cf);
+    if (companion) extra.push(companion);
+  } else {
+    for (const c of companionsOf(cf.thisClass, program)) if (!cf.interfaces.includes(c)) cf.interfaces.push(c);
+  }
   cf.methods.push(...added);
   return { bytes: cf.toBytes(), extra, report };
 }

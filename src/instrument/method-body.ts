@@ -13,13 +13,14 @@
 import type { ClassFile } from '../classfile/classfile.js';
 import type { MemberInfo } from '../classfile/model.js';
 import { ACC } from '../classfile/model.js';
-import { argSlots, parseMethodDescriptor } from '../classfile/descriptor.js';
+import { argSlots, parseMethodDescriptor, typeSize } from '../classfile/descriptor.js';
 import { Label, isLabel, type Frame, type Insn, type MethodCode, type Node, type VType } from '../bytecode/ir.js';
 import { OP } from '../bytecode/opcodes.js';
 import { RT, extendDescriptor, extendedName } from './runtime-names.js';
-import { field, invoke, isInvoke, isReturn, isVarInsn, isWideVar, load, op, pushInt, returnOpFor } from './emit.js';
+import { field, invoke, isInvoke, isReturn, isVarInsn, isWideVar, load, loadOpFor, op, pushInt, returnOpFor } from './emit.js';
 import { extendedEntryFrame, loadArgs } from './members.js';
 import { decideCall, type ProgramView } from './calls.js';
+import { companionName } from './companion.js';
 import { KomoriumError } from '../errors.js';
 
 /** One counted piece of a basic block: MaxPath splits long blocks into several (§4.2). */
@@ -44,7 +45,7 @@ export interface BodyOptions {
    * tc.instrCounter only where another frame may read it (calls, returns, throws, samples): one
    * iinc per block instead of a field load and store, and a third of the inserted bytes.
    */
-  counter: 'field' | 'local';
+  counter: 'field' | 'local' | 'helper';
   /**
    * The method guards virtual dispatch (plan.ts dispatchChecked): on a virtual entry (sp >= 0) it
    * first checks that the receiver's class is instrumented, else calls the original method.
@@ -118,6 +119,9 @@ export function instrumentBody(
   const extraTypes: VType[] = [...RT.EXTRA_VTYPES];
   if (inPlace) extraTypes.push('I');
   if (local) extraTypes.push('I', 'I');
+  /** Companion calls store their operands from here up (companionCall). */
+  const spillBase = Math.max(code.maxLocals + shift, base + extraTypes.length);
+  let spillTop = 0;
   const handlers = new Set(code.tryCatch.map((t) => t.handler));
   let reloadPending = false;
   const adapt = (f: Frame): Frame => {
@@ -216,7 +220,7 @@ export function instrumentBody(
       );
     }
     if (isInvoke(n.op)) {
-      rewriteCall(n);
+      rewriteCall(n, i);
       continue;
     }
     out.push(n);
@@ -248,7 +252,7 @@ export function instrumentBody(
   }
   code.nodes = out;
   code.frames = newFrames;
-  code.maxLocals = Math.max(code.maxLocals + shift, base + extraTypes.length);
+  code.maxLocals = Math.max(code.maxLocals + shift, base + extraTypes.length, spillTop);
   return stats;
 
   function storeCounter(): Insn[] {
@@ -297,6 +301,18 @@ export function instrumentBody(
       if (newFrames && before) newFrames.set(skip, adapt(before));
       return;
     }
+    if (options.counter === 'helper') {
+      out.push(load(OP.ALOAD, tcVar), pushInt(cp, piece.insnCount));
+      if (!canCheck) {
+        out.push(invoke(cp, OP.INVOKESTATIC, RT.TC, 'count', `(${RT.TC_DESC}I)V`));
+        return;
+      }
+      stats.checks++;
+      out.push(load(OP.ALOAD, stackVar), load(OP.ILOAD, spVar));
+      if (leaf) out.push(getMid(), invoke(cp, OP.INVOKESTATIC, RT.TC, 'checkLeaf', `(${RT.TC_DESC}I${RT.STACK_DESC}I${RT.MID_DESC})V`));
+      else out.push(invoke(cp, OP.INVOKESTATIC, RT.TC, 'check', `(${RT.TC_DESC}I${RT.STACK_DESC}I)V`));
+      return;
+    }
     out.push(
       load(OP.ALOAD, tcVar),
       op(OP.DUP),
@@ -327,7 +343,7 @@ export function instrumentBody(
     if (newFrames && before) newFrames.set(skip, adapt(before));
   }
 
-  function rewriteCall(n: Insn): void {
+  function rewriteCall(n: Insn, nodeIndex: number): void {
     if (n.op === OP.INVOKEDYNAMIC) {
       calloutAround(n);
       return;
@@ -351,8 +367,85 @@ export function instrumentBody(
       if (local) out.push(...reloadCounter());
       return;
     }
+    if (decision === 'companion') {
+      // Its branches need frames; in dead code, where the analysis has none, a call-out does.
+      const before = framesBefore ? framesBefore[nodeIndex] : undefined;
+      if (before === null) calloutAround(n);
+      else companionCall(n, ref, before, nodeIndex);
+      return;
+    }
     if (decision === 'callout') calloutAround(n);
     else out.push(n);
+  }
+
+  /**
+   * An interface call whose receiver may implement the interface's companion (companion.ts). The
+   * receiver sits below the arguments, so they are stored into fresh locals above every other one:
+   *
+   *     <store args, receiver>; aload r; instanceof I$$komoriumCalls; ifeq OTHER
+   *     aload r; instanceof java/lang/reflect/Proxy; ifne OTHER
+   *     aload r; <load args>; aload tc; aload stack; iload sp; invokeinterface I$$komoriumCalls.m$komorium
+   *     goto DONE
+   *   OTHER: aload r; <load args>; <call-out of the original invoke>
+   *   DONE:
+   */
+  function companionCall(n: Insn, ref: { owner: string; name: string; desc: string }, before: Frame | undefined, nodeIndex: number): void {
+    const declaring = program.hierarchy.resolveMethod(ref.owner, ref.name, ref.desc, n.op === OP.INVOKEINTERFACE).declaringClass!;
+    const companion = companionName(declaring);
+    const { args, ret } = parseMethodDescriptor(ref.desc);
+    const slots: number[] = [];
+    let next = spillBase;
+    for (const t of args) {
+      slots.push(next);
+      next += typeSize(t);
+    }
+    const receiverSlot = next;
+    spillTop = Math.max(spillTop, receiverSlot + 1);
+    for (let j = args.length - 1; j >= 0; j--) out.push(load(storeOpFor(args[j]!), slots[j]!));
+    out.push(load(OP.ASTORE, receiverSlot));
+    const reload = (): Insn[] => [load(OP.ALOAD, receiverSlot), ...args.map((t, j) => load(loadOpFor(t), slots[j]!))];
+    const other = new Label();
+    const done = new Label();
+    stats.extendedCalls++;
+    out.push(
+      load(OP.ALOAD, receiverSlot),
+      { op: OP.INSTANCEOF, cp: cp.classIndex(companion) },
+      { op: OP.IFEQ, target: other },
+      // A JDK proxy of an instrumented class's interfaces (Spring AOP) implements the companion too, and
+      // its handler must see the original method, or advice matched by name would be skipped.
+      load(OP.ALOAD, receiverSlot),
+      { op: OP.INSTANCEOF, cp: cp.classIndex('java/lang/reflect/Proxy') },
+      { op: OP.IFNE, target: other },
+      ...reload(),
+    );
+    if (local) out.push(...storeCounter());
+    out.push(
+      load(OP.ALOAD, tcVar),
+      load(OP.ALOAD, stackVar),
+      load(OP.ILOAD, spVar),
+      invoke(cp, OP.INVOKEINTERFACE, companion, extendedName(ref.name), extendDescriptor(ref.desc), true),
+    );
+    if (local) out.push(...reloadCounter());
+    out.push({ op: OP.GOTO, target: done }, other, ...reload());
+    calloutAround(n);
+    out.push(done);
+    // DONE's frame has the stored operands; a label of the original code at the same offset has its own.
+    const following = code.nodes[nodeIndex + 1];
+    if (following !== undefined && isLabel(following)) out.push(op(OP.NOP));
+    if (newFrames && before) {
+      const f = adapt(before);
+      const locals = f.locals.slice();
+      while (locals.length < spillBase) locals.push('T');
+      const operands = f.stack.slice(f.stack.length - args.length - 1);
+      args.forEach((t, j) => {
+        locals.push(operands[j + 1]!);
+        if (typeSize(t) === 2) locals.push('T');
+      });
+      locals.push(operands[0]!);
+      const stack = f.stack.slice(0, f.stack.length - args.length - 1);
+      newFrames.set(other, { locals, stack });
+      newFrames.set(done, { locals: locals.slice(), stack: ret === 'V' ? stack : [...stack, verificationTypeOf(ret)] });
+    }
   }
 
   /**
@@ -471,6 +564,15 @@ export function instrumentBody(
 }
 
 /** The extended member for `method`: synthetic, with the extra arguments, and no reflective attributes. */
+function storeOpFor(desc: string): number {
+  return loadOpFor(desc) + (OP.ISTORE - OP.ILOAD);
+}
+
+/** The verification type of a value of field descriptor `desc` on the operand stack. */
+function verificationTypeOf(desc: string): VType {
+  return 'ZBCSI'.includes(desc[0]!) ? 'I' : desc;
+}
+
 export function extendedMember(cf: ClassFile, method: MemberInfo): MemberInfo {
   const desc = extendDescriptor(method.desc);
   const name = extendedName(method.name);

@@ -89,6 +89,24 @@ export function callsExtended(declaring: ClassPlan, m: PlannedMethod): boolean {
 }
 
 /**
+ * The methods an instrumented interface offers through its companion interface (companion.ts):
+ * its abstract methods that have room for the three extra arguments. Default methods are left
+ * out: a class that inherits one has no extended version of it that guards virtual dispatch, and
+ * would then not get the companion at all. Annotation types have none: their instances are JDK
+ * proxies that only know the original methods.
+ */
+export function companionMethods(plan: ClassPlan): PlannedMethod[] {
+  return [...plan.methods.values()].filter((m) => inCompanion(plan, m));
+}
+
+export function inCompanion(plan: ClassPlan, m: PlannedMethod): boolean {
+  if (!plan.instrumented || !plan.isInterface || (plan.access & ACC.ANNOTATION) !== 0) return false;
+  if (m.name === '<clinit>' || (m.access & (ACC.STATIC | ACC.PRIVATE)) !== 0) return false;
+  if ((m.access & ACC.ABSTRACT) === 0) return false;
+  return argSlots(m.desc) + 1 + 3 <= MAX_ARG_SLOTS;
+}
+
+/**
  * Whether a class made or loaded at run time (a mock, a proxy, a subclass defined by a class loader
  * from bytes) can override `m` of a class with `classAccess`: an instance method, not private,
  * final or a constructor, of a class that is neither final nor an interface. Such a subclass only

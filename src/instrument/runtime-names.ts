@@ -13,6 +13,8 @@ export const RT = {
   PACKAGE_PREFIX: 'komorium/runtime/',
   MID_FIELD_PREFIX: 'komorium$mid$',
   INTERFACE_HOLDER_SUFFIX: '$$komorium',
+  /** The companion interface of an instrumented interface (companion.ts): its methods, extended. */
+  COMPANION_SUFFIX: '$$komoriumCalls',
   /**
    * `protected synthetic Class komorium$class()`, declared by every instrumented class: returns the
    * class itself (null where that cannot be trusted), so that an extended method can tell that the

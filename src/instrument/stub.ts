@@ -9,6 +9,7 @@ import { writeCode } from '../bytecode/code-writer.js';
 import { extendedMember } from './method-body.js';
 import { forwarderCode } from './members.js';
 import { dispatchChecked, planClass } from './plan.js';
+import { buildCompanion } from './companion.js';
 import { emptyReport, type ClassResult, type InstrumentOptions } from './class-transform.js';
 
 export function stubClass(bytes: Uint8Array, entry: string, options: InstrumentOptions): ClassResult {
@@ -25,9 +26,11 @@ export function stubClass(bytes: Uint8Array, entry: string, options: InstrumentO
     cf.methods.push(ext);
     forwarders++;
   }
+  // Call sites elsewhere test receivers against an interface's companion, which must exist.
+  const companion = (cf.access & ACC.INTERFACE) !== 0 ? buildCompanion(cf) : null;
   return {
     bytes: cf.toBytes(),
-    extra: [],
+    extra: companion ? [companion] : [],
     report: {
       ...emptyReport(cf.thisClass, cf.methods.length - forwarders),
       forwarders,

@@ -42,7 +42,7 @@ import java.util.Properties;
  *   not one derived from the heap, so that the same program gives the same profile on machines
  *   with different memory; lower it for small heaps. Once
  *   reached, a sample whose context is new counts under {@code <truncated>} below the deepest of
- *   its frames that is already in the tree (reported once on standard error).</td></tr>
+ *   its frames that is already in the tree (reported once on standard error, unless quiet).</td></tr>
  * <tr><td>{@code komorium.threads}</td><td>{@code all}</td><td>Which threads are profiled, by
  *   registration index (the order in which threads first run instrumented code; 0 is normally
  *   the main thread): {@code all}, {@code even}, {@code odd}, or {@code K/N} for the threads whose
@@ -52,8 +52,9 @@ import java.util.Properties;
  *   so when the threads' work and start order are deterministic, {@code komorium-ts merge} of the
  *   N profiles {@code 0/N} … {@code N-1/N} is the profile of the whole run.</td></tr>
  * <tr><td>{@code komorium.quiet}</td><td>{@code false}</td><td>{@code true} (or empty) suppresses
- *   the informational line the runtime prints on standard error at exit. Errors are still
- *   reported.</td></tr>
+ *   the informational lines the runtime prints on standard error: the line at exit, and the
+ *   warning that {@code komorium.maxContexts} was reached (the profile's {@code truncated} count
+ *   still records that). Errors are still reported.</td></tr>
  * </table>
  */
 public final class Config {

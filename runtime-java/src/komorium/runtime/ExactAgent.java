@@ -32,15 +32,16 @@ public final class ExactAgent extends TreeAgent {
     public int processSample(MID[] stack, int sp, int bytecodes) {
         long b = Integer.toUnsignedLong(bytecodes);
         sp = clamp(stack, sp);
-        synchronized (this) {
+        ThreadTree tree = tree();
+        synchronized (tree) {
             if (sp > 0) {
-                InvocationNode n = context(stack, sp);
+                InvocationNode n = context(tree, stack, sp);
                 n.counter += b;
                 if (n.truncated) {
-                    truncatedSamples++;
+                    tree.truncatedSamples++;
                 }
             }
-            totalBytecodes += b;
+            tree.totalBytecodes += b;
         }
         return 1;
     }

@@ -174,6 +174,29 @@ public final class TC {
      * bookkeeping; each is small enough to be inlined.
      */
 
+    /** Counts a block of {@code n} bytecodes that has no granularity check. */
+    public static void count(TC tc, int n) {
+        tc.instrCounter -= n;
+    }
+
+    /**
+     * Counts a block of {@code n} bytecodes and checks the granularity. One method for all check
+     * sites, so that the JIT's profile of the branch is shared: a site that fires for the first time
+     * late in a run does not deoptimize its method, since the branch is known to be taken.
+     */
+    public static void check(TC tc, int n, MID[] stack, int sp) {
+        if ((tc.instrCounter -= n) <= 0) {
+            tc.triggerSampling(stack, sp);
+        }
+    }
+
+    /** {@link #check} in a leaf method (§5.1). */
+    public static void checkLeaf(TC tc, int n, MID[] stack, int sp, MID mid) {
+        if ((tc.instrCounter -= n) <= 0) {
+            tc.triggerSamplingLeaf(stack, sp, mid);
+        }
+    }
+
     /** A granularity check that fired: {@code counter} is the method's local counter; returns the new one. */
     public static int sample(TC tc, int counter, MID[] stack, int sp) {
         tc.instrCounter = counter;
@@ -232,7 +255,30 @@ public final class TC {
         sample(stack, sp, executed);
     }
 
+    /**
+     * The sample itself. It must stay out of line: every granularity check of the program calls
+     * it, and where the JIT inlined it (with the agent below it) into each of thousands of check
+     * sites, compiled code grew so much that Sunflow ran 1.3x slower at granularity 10,000
+     * (BENCHMARKS.md, "Optimizations tried"). HotSpot inlines at hot call sites only methods of at
+     * most FreqInlineSize bytecodes (325 on every JVM 8+) and has no inlining hint for
+     * application classes, so this method is kept longer than that: see {@link #pad}.
+     */
     private void sample(MID[] stack, int sp, int executed) {
+        if (pad) {
+            // Never runs (see above); 10 x 11 bytecodes.
+            long x = executed;
+            x = x * 0x9E3779B97F4A7C15L + sp;
+            x = x * 0x9E3779B97F4A7C15L + sp;
+            x = x * 0x9E3779B97F4A7C15L + sp;
+            x = x * 0x9E3779B97F4A7C15L + sp;
+            x = x * 0x9E3779B97F4A7C15L + sp;
+            x = x * 0x9E3779B97F4A7C15L + sp;
+            x = x * 0x9E3779B97F4A7C15L + sp;
+            x = x * 0x9E3779B97F4A7C15L + sp;
+            x = x * 0x9E3779B97F4A7C15L + sp;
+            x = x * 0x9E3779B97F4A7C15L + sp;
+            pad = x == 0;
+        }
         SamplingProfiler p = profiler;
         if (p == null || inAgent || !recorded) {
             // No agent, or komorium.threads leaves this thread out: come back practically never
@@ -277,6 +323,9 @@ public final class TC {
             disable(p, "processSample", failure, next);
         }
     }
+
+    /** Never true: the branch that keeps {@link #sample} above the JIT's inlining size limit. */
+    private static boolean pad;
 
     private void disable(SamplingProfiler p, String method, Throwable failure, int returned) {
         synchronized (REGISTRY) {
