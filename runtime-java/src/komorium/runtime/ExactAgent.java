@@ -32,16 +32,15 @@ public final class ExactAgent extends TreeAgent {
     public int processSample(MID[] stack, int sp, int bytecodes) {
         long b = Integer.toUnsignedLong(bytecodes);
         sp = clamp(stack, sp);
-        ThreadTree tree = tree();
-        synchronized (tree) {
+        synchronized (this) {
             if (sp > 0) {
-                InvocationNode n = context(tree, stack, sp);
+                InvocationNode n = context(stack, sp);
                 n.counter += b;
                 if (n.truncated) {
-                    tree.truncatedSamples++;
+                    truncatedSamples++;
                 }
             }
-            tree.totalBytecodes += b;
+            totalBytecodes += b;
         }
         return 1;
     }

@@ -154,21 +154,17 @@ final class ProfileWriter {
         }
     }
 
-    /**
-     * Copies and canonicalizes the agent's trees, one thread's at a time under its lock, with
-     * {@code pendingBytecodes} added to the total.
-     */
-    static Snapshot snapshot(TreeAgent agent, long pendingBytecodes) {
+    /** Copies and canonicalizes the agent's tree; the caller holds the agent's lock. */
+    static Snapshot snapshot(TreeAgent agent) {
         Snapshot s = new Snapshot();
         s.agent = agent.name();
         s.unit = agent.unit();
         s.granularity = agent.granularity();
         s.random = agent.random();
         s.seed = agent.seed();
-        synchronized (agent) {
-            s.threads = agent.threads;
-        }
-        s.totalBytecodes = pendingBytecodes;
+        s.totalBytecodes = agent.totalBytecodes;
+        s.threads = agent.threads;
+        s.truncated = agent.truncatedSamples;
 
         // 1. Merge into a tree keyed by method name (not identifier instance), in preorder.
         Map<MID, MethodKey> byMid = new IdentityHashMap<MID, MethodKey>();
@@ -177,26 +173,20 @@ final class ProfileWriter {
         List<Node> preorder = new ArrayList<Node>();
         List<InvocationNode> srcStack = new ArrayList<InvocationNode>();
         List<Node> dstStack = new ArrayList<Node>();
-        for (TreeAgent.ThreadTree tree : agent.trees()) {
-            synchronized (tree) {
-                s.totalBytecodes += tree.totalBytecodes;
-                s.truncated += tree.truncatedSamples;
-                srcStack.add(tree.root);
-                dstStack.add(root);
-                while (!srcStack.isEmpty()) {
-                    InvocationNode src = srcStack.remove(srcStack.size() - 1);
-                    Node dst = dstStack.remove(dstStack.size() - 1);
-                    for (int i = 0, n = src.childSlots(); i < n; i++) {
-                        InvocationNode c = src.childAt(i);
-                        if (c == null) {
-                            continue;
-                        }
-                        Node d = dst.child(methodKey(c.mid, byMid, interned));
-                        d.counter += c.counter;
-                        srcStack.add(c);
-                        dstStack.add(d);
-                    }
+        srcStack.add(agent.root);
+        dstStack.add(root);
+        while (!srcStack.isEmpty()) {
+            InvocationNode src = srcStack.remove(srcStack.size() - 1);
+            Node dst = dstStack.remove(dstStack.size() - 1);
+            for (int i = 0, n = src.childSlots(); i < n; i++) {
+                InvocationNode c = src.childAt(i);
+                if (c == null) {
+                    continue;
                 }
+                Node d = dst.child(methodKey(c.mid, byMid, interned));
+                d.counter += c.counter;
+                srcStack.add(c);
+                dstStack.add(d);
             }
         }
 

@@ -9,8 +9,7 @@ package komorium.runtime;
  * topmost already-resolved frame instead of a walk from the root. The granularity is constant
  * ({@code komorium.granularity}) or, with {@code komorium.random} R &gt; 0, the granularity plus a
  * number in [0, R) from a per-thread generator seeded with {@code komorium.seed} and the thread's
- * registration order (§7.1), so that runs repeat. Each thread samples into its own tree (see
- * {@link TreeAgent.ThreadTree}). At exit it writes {@code komorium.out} in the
+ * registration order (§7.1), so that runs repeat. At exit it writes {@code komorium.out} in the
  * format of docs/profile-format.md. A context's estimated bytecodes are its share of the samples
  * times {@code totalBytecodes}.
  */
@@ -18,6 +17,8 @@ public final class SamplingAgent extends TreeAgent {
     private final int granularity;
     private final int random;
     private final long seed;
+    /** Per-thread generator, set by register() on the registering thread itself. */
+    private final ThreadLocal<SplitMix> generators = new ThreadLocal<SplitMix>();
 
     /** Configured from the system properties (see {@link Config}). */
     public SamplingAgent() {
@@ -53,39 +54,39 @@ public final class SamplingAgent extends TreeAgent {
                 order = count;
             }
         }
-        ThreadTree tree = tree();
         if (random > 0) {
-            tree.generator = new SplitMix(seed, order);
-            return next(tree.generator);
+            SplitMix g = new SplitMix(seed, order);
+            generators.set(g);
+            return next(g);
         }
         return granularity;
     }
 
     @Override
     public int processSample(MID[] stack, int sp, int bytecodes) {
-        ThreadTree tree = tree();
         int next = granularity;
         if (random > 0) {
-            SplitMix g = tree.generator;
+            SplitMix g = generators.get();
             if (g == null) {
                 // A thread that never registered through the runtime (a program driving the agent).
                 synchronized (this) {
-                    g = tree.generator = new SplitMix(seed, threads++);
+                    g = new SplitMix(seed, threads++);
                 }
+                generators.set(g);
             }
             next = next(g);
         }
         sp = clamp(stack, sp);
-        synchronized (tree) {
+        synchronized (this) {
             if (sp > 0) {
-                InvocationNode n = context(tree, stack, sp);
+                InvocationNode n = context(stack, sp);
                 n.counter++;
                 if (n.truncated) {
-                    tree.truncatedSamples++;
+                    truncatedSamples++;
                 }
             }
             // Last, so that a sample dropped by a stack overflow above is not half counted.
-            tree.totalBytecodes += Integer.toUnsignedLong(bytecodes);
+            totalBytecodes += Integer.toUnsignedLong(bytecodes);
         }
         return next;
     }

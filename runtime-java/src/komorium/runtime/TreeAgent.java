@@ -2,10 +2,7 @@ package komorium.runtime;
 
 import java.io.File;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What {@link SamplingAgent} and {@link ExactAgent} share: one samples tree for all threads
@@ -16,52 +13,24 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
     /** Stands for a reified-stack slot that holds no identifier (which a correct transform never leaves). */
     static final MIDImpl UNKNOWN = new MIDImpl("<unknown>", "<unknown>", "()V", null, -1);
 
-    /**
-     * One thread's samples tree and counts. Each thread adds to its own tree under the tree's own
-     * lock, which only {@link #shutdown} contends for: with one shared tree, threads that sample
-     * at the same time fought over one monitor, and Sunflow's two render threads spent more time
-     * there than in their samples (BENCHMARKS.md, "Optimizations tried"). The profile merges the
-     * trees by calling context, so it is the same as one shared tree would give.
-     */
-    static final class ThreadTree {
-        /** Root of this thread's samples tree. Guarded by {@code this}, like every field below. */
-        final InvocationNode root = new InvocationNode();
-        /** Approximate executed bytecodes of this thread (§7.2). */
-        long totalBytecodes;
-        /** Samples whose stack was truncated. */
-        long truncatedSamples;
-        /** The thread's random granularity generator, when the agent randomizes. */
-        SamplingAgent.SplitMix generator;
-    }
-
-    private final ThreadLocal<ThreadTree> trees = new ThreadLocal<ThreadTree>();
-    /** Every thread's tree. Guarded by {@code this}. */
-    private final List<ThreadTree> allTrees = new ArrayList<ThreadTree>();
-    /** Threads that registered. Guarded by {@code this}. */
+    /** Root of the samples tree. Guarded by {@code this}, like every mutable field below. */
+    final InvocationNode root = new InvocationNode();
+    /** Approximate executed bytecodes of all threads (§7.2). */
+    long totalBytecodes;
+    /** Samples whose stack was truncated. */
+    long truncatedSamples;
+    /** Threads that registered. */
     int threads;
-    /** Contexts in all trees, not counting the roots and the markers of contexts left out. */
-    private final AtomicInteger contexts = new AtomicInteger();
+    /** Contexts in the tree, not counting the root and the markers of contexts left out. */
+    int contexts;
     private final int maxContexts = Config.maxContexts();
-    private final AtomicBoolean full = new AtomicBoolean();
+    private boolean full;
 
     private final String out;
     private final AtomicBoolean written = new AtomicBoolean();
 
     TreeAgent(String out) {
         this.out = out;
-    }
-
-    /** The calling thread's tree, created on its first use. */
-    final ThreadTree tree() {
-        ThreadTree t = trees.get();
-        if (t == null) {
-            t = new ThreadTree();
-            trees.set(t);
-            synchronized (this) {
-                allTrees.add(t);
-            }
-        }
-        return t;
     }
 
     /** {@code sampling} or {@code exact}. */
@@ -82,11 +51,9 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
      * thread only resolves the frames above the topmost node (seed 002, Figure 9). A truncated
      * stack ({@code outer…, <truncated>, innermost}) counts in the context {@code outer…,
      * <truncated>}: the profile format makes the marker the innermost frame, so that it is a leaf
-     * under the deepest frame that was kept. Caller holds the lock of {@code tree}, the calling
-     * thread's.
+     * under the deepest frame that was kept. Caller holds the lock.
      */
-    final InvocationNode context(ThreadTree tree, MID[] stack, int sp) {
-        InvocationNode root = tree.root;
+    final InvocationNode context(MID[] stack, int sp) {
         if (sp == stack.length && sp >= 2 && isTruncationMarker(stack[sp - 2])) {
             sp--;
         }
@@ -107,14 +74,14 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
             MID m = key(stack[i]);
             InvocationNode c = n.callee(m);
             if (c == null) {
-                if (contexts.get() >= maxContexts) {
+                if (contexts >= maxContexts) {
                     // The tree is full: the sample counts under the deepest frame it already has.
                     // The frames above stay unresolved, so each such sample walks them again.
                     tooMany();
                     return n.getOrCreateCallee(MIDImpl.TRUNCATED);
                 }
                 c = n.getOrCreateCallee(m);
-                contexts.incrementAndGet();
+                contexts++;
             }
             n = c;
             stack[i] = n;
@@ -123,7 +90,8 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
     }
 
     private void tooMany() {
-        if (full.compareAndSet(false, true)) {
+        if (!full) {
+            full = true;
             // A warning, quiet with komorium.quiet: the profile's truncated count records it anyway.
             Report.info("komorium: the profile holds komorium.maxContexts=" + maxContexts + " calling contexts;"
                     + " samples in new contexts count under <truncated> below their deepest known frame"
@@ -148,21 +116,20 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
         return sp > stack.length ? stack.length : sp;
     }
 
-    /** Every thread's tree so far. */
-    final synchronized List<ThreadTree> trees() {
-        return new ArrayList<ThreadTree>(allTrees);
-    }
-
     /**
-     * Writes the profile, once: snapshots the trees (each under its lock, threads may still be
-     * running) with the pending bytecodes (§7.2) added to the total, and writes the file.
+     * Writes the profile, once: adds the pending bytecodes (§7.2) to the total, snapshots the tree
+     * under the lock, and writes the file outside it.
      */
     @Override
     public void shutdown(long pendingBytecodes) {
         if (!written.compareAndSet(false, true)) {
             return;
         }
-        ProfileWriter.Snapshot snapshot = ProfileWriter.snapshot(this, pendingBytecodes);
+        ProfileWriter.Snapshot snapshot;
+        synchronized (this) {
+            totalBytecodes += pendingBytecodes;
+            snapshot = ProfileWriter.snapshot(this);
+        }
         try {
             ProfileWriter.write(new File(out), snapshot);
             Report.info("komorium: wrote " + out + " (" + name() + ": " + snapshot.describe() + ")");
