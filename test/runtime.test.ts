@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseProfile as readProfileText } from '../src/profile/read.js';
 import { javac, repoRoot, runJava, runtimeJar, tmpDir, type RunJavaOptions } from './support/java.js';
+import { readZipEntry } from './support/corpus.js';
+import { ClassFile } from '../src/classfile/classfile.js';
 
 // ---------------------------------------------------------------------------------------------
 // A strict reader of the profile format, independent of src/profile.
@@ -806,3 +808,17 @@ describe('samples/custom-agent', () => {
   });
 });
 
+
+describe('the sampling slow path stays out of line', () => {
+  // TC.sample must be longer than HotSpot's FreqInlineSize (325 bytecodes), or the JIT inlines it, with
+  // the agent, into every granularity check (Sunflow ran 1.3x slower at granularity 10,000).
+  it('TC.sample is longer than 325 bytecodes', () => {
+    const cf = ClassFile.parse(readZipEntry(runtimeJar(), 'komorium/runtime/TC.class')!, 'TC.class');
+    const length = (name: string, desc?: string) => {
+      // Code attribute: max_stack u2, max_locals u2, code_length u4.
+      const info = cf.methods.find((x) => x.name === name && (desc === undefined || x.desc === desc))!.attributes.find((a) => a.name === 'Code')!.info;
+      return ((info[4]! << 24) | (info[5]! << 16) | (info[6]! << 8) | info[7]!) >>> 0;
+    };
+    expect(length('sample', '([Lkomorium/runtime/MID;II)V')).toBeGreaterThan(325);
+  });
+});

@@ -174,6 +174,11 @@ export class ClassFile {
     };
   }
 
+  /** A new field or method (not added): its name and descriptor entered in this class's constant pool. */
+  newMember(access: number, name: string, desc: string, attributes: RawAttribute[] = []): MemberInfo {
+    return { access, name, desc, nameIndex: this.cp.utf8Index(name), descIndex: this.cp.utf8Index(desc), attributes };
+  }
+
   /** The class file bytes. Adds constants for names that changed; otherwise byte-identical to the input. */
   toBytes(): Uint8Array {
     this.thisIndex = this.classRef(this.thisIndex, this.thisClass);

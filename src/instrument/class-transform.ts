@@ -16,7 +16,7 @@ import { ClassFormatError, KomoriumError } from '../errors.js';
 import { RT } from './runtime-names.js';
 import type { ProgramView } from './calls.js';
 import { instrumentBody, extendedMember, NotInstrumentable, type BodyStats } from './method-body.js';
-import { emptyCode, forwarderCode, midInitCode, wrapperCode, MID_FIELD_ACCESS, type ForwardMode, type MidEntry } from './members.js';
+import { addMidFields, emptyCode, forwarderCode, midInitCode, syntheticClinit, wrapperCode, MID_FIELD_ACCESS, type ForwardMode, type MidEntry } from './members.js';
 import { dispatchChecked, planClass, type MethodKind } from './plan.js';
 import { isJdkClass } from './calls.js';
 import { computePieces } from './pieces.js';
@@ -230,31 +230,10 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
     if (isInterface) {
       extra.push({ name: midOwner, bytes: buildHolderClass(cf, midOwner, javaName, source, mids) });
     } else {
-      for (const e of mids) {
-        cf.fields.push({
-          access: MID_FIELD_ACCESS,
-          name: e.field,
-          desc: RT.MID_DESC,
-          nameIndex: cf.cp.utf8Index(e.field),
-          descIndex: cf.cp.utf8Index(RT.MID_DESC),
-          attributes: [],
-        });
-      }
+      addMidFields(cf, MID_FIELD_ACCESS, mids);
       const init = midInitCode(cf, cf.thisClass, javaName, source, mids);
-      if (clinit) {
-        clinit.code.nodes.unshift(...init);
-      } else {
-        const member: MemberInfo = {
-          access: ACC.STATIC | ACC.SYNTHETIC,
-          name: '<clinit>',
-          desc: '()V',
-          nameIndex: cf.cp.utf8Index('<clinit>'),
-          descIndex: cf.cp.utf8Index('()V'),
-          attributes: [],
-        };
-        member.attributes = [writeCode(cf, member, emptyCode([...init, op(OP.RETURN)]))];
-        added.push(member);
-      }
+      if (clinit) clinit.code.nodes.unshift(...init);
+      else added.push(syntheticClinit(cf, () => init));
     }
   }
   if (clinit) replaceCode(clinit.member, writeCode(cf, clinit.member, clinit.code));
@@ -284,14 +263,7 @@ function classMethod(cf: ClassFile, program: ProgramView): MemberInfo {
     if (info === null) trusted = false;
     else s = info.superName;
   }
-  const member: MemberInfo = {
-    access: ACC.PROTECTED | ACC.SYNTHETIC,
-    name: RT.CLASS_METHOD,
-    desc: RT.CLASS_METHOD_DESC,
-    nameIndex: cf.cp.utf8Index(RT.CLASS_METHOD),
-    descIndex: cf.cp.utf8Index(RT.CLASS_METHOD_DESC),
-    attributes: [],
-  };
+  const member = cf.newMember(ACC.PROTECTED | ACC.SYNTHETIC, RT.CLASS_METHOD, RT.CLASS_METHOD_DESC);
   const value = trusted ? { op: OP.LDC, cp: cf.cp.classIndex(cf.thisClass) } : op(OP.ACONST_NULL);
   member.attributes = [writeCode(cf, member, emptyCode([value, op(OP.ARETURN)]))];
   return member;

@@ -36,14 +36,7 @@ export function buildCompanion(cf: ClassFile): { name: string; bytes: Uint8Array
   for (const m of methods) {
     const mName = extendedName(m.name);
     const desc = extendDescriptor(m.desc);
-    companion.methods.push({
-      access: ACC.PUBLIC | ACC.ABSTRACT,
-      name: mName,
-      desc,
-      nameIndex: companion.cp.utf8Index(mName),
-      descIndex: companion.cp.utf8Index(desc),
-      attributes: [],
-    });
+    companion.methods.push(companion.newMember(ACC.PUBLIC | ACC.ABSTRACT, mName, desc));
   }
   return { name, bytes: companion.toBytes() };
 }

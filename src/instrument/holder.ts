@@ -4,13 +4,9 @@
  * beside it, in the same package, with package-private fields.
  */
 import { ClassFile } from '../classfile/classfile.js';
-import { ACC, type MemberInfo } from '../classfile/model.js';
+import { ACC } from '../classfile/model.js';
 import { encodeMutf8 } from '../classfile/mutf8.js';
-import { writeCode } from '../bytecode/code-writer.js';
-import { OP } from '../bytecode/opcodes.js';
-import { RT } from './runtime-names.js';
-import { emptyCode, midInitCode, HOLDER_FIELD_ACCESS, type MidEntry } from './members.js';
-import { op } from './emit.js';
+import { addMidFields, midInitCode, syntheticClinit, HOLDER_FIELD_ACCESS, type MidEntry } from './members.js';
 
 /** The smallest valid class file: a name, a superclass, nothing else. */
 export function minimalClassBytes(name: string, superName: string, major: number, minor: number, access: number): Uint8Array {
@@ -53,25 +49,7 @@ export function buildHolderClass(
 ): Uint8Array {
   const bytes = minimalClassBytes(holderName, 'java/lang/Object', iface.major, iface.minor, ACC.FINAL | ACC.SUPER | ACC.SYNTHETIC);
   const cf = ClassFile.parse(bytes, `${holderName}.class`);
-  for (const e of mids) {
-    cf.fields.push({
-      access: HOLDER_FIELD_ACCESS,
-      name: e.field,
-      desc: RT.MID_DESC,
-      nameIndex: cf.cp.utf8Index(e.field),
-      descIndex: cf.cp.utf8Index(RT.MID_DESC),
-      attributes: [],
-    });
-  }
-  const clinit: MemberInfo = {
-    access: ACC.STATIC | ACC.SYNTHETIC,
-    name: '<clinit>',
-    desc: '()V',
-    nameIndex: cf.cp.utf8Index('<clinit>'),
-    descIndex: cf.cp.utf8Index('()V'),
-    attributes: [],
-  };
-  clinit.attributes = [writeCode(cf, clinit, emptyCode([...midInitCode(cf, holderName, javaName, source, mids), op(OP.RETURN)]))];
-  cf.methods.push(clinit);
+  addMidFields(cf, HOLDER_FIELD_ACCESS, mids);
+  cf.methods.push(syntheticClinit(cf, () => midInitCode(cf, holderName, javaName, source, mids)));
   return cf.toBytes();
 }

@@ -12,6 +12,7 @@ import { OP } from '../bytecode/opcodes.js';
 import { RT, extendDescriptor, extendedName } from './runtime-names.js';
 import { field, invoke, load, loadOpFor, op, pushInt, pushString, returnOpFor } from './emit.js';
 import { entryFrame } from '../analysis/frames.js';
+import { writeCode } from '../bytecode/code-writer.js';
 
 export function emptyCode(nodes: Node[]): MethodCode {
   return { maxStack: 0, maxLocals: 0, nodes, tryCatch: [], attributes: [], frames: null, frameKinds: new Map() };
@@ -130,6 +131,18 @@ export function forwarderCode(cf: ClassFile, m: MemberInfo, mode: ForwardMode, c
 export function extendedEntryFrame(cf: ClassFile, m: MemberInfo): Frame {
   const f = entryFrame(cf, m);
   return { locals: [...f.locals, ...RT.EXTRA_VTYPES], stack: [] };
+}
+
+/** One `komorium$mid$N` field per entry. */
+export function addMidFields(cf: ClassFile, access: number, mids: readonly MidEntry[]): void {
+  for (const e of mids) cf.fields.push(cf.newMember(access, e.field, RT.MID_DESC));
+}
+
+/** A synthetic `<clinit>` that runs `nodes()` and returns. */
+export function syntheticClinit(cf: ClassFile, nodes: () => Node[]): MemberInfo {
+  const clinit = cf.newMember(ACC.STATIC | ACC.SYNTHETIC, '<clinit>', '()V');
+  clinit.attributes = [writeCode(cf, clinit, emptyCode([...nodes(), op(OP.RETURN)]))];
+  return clinit;
 }
 
 export interface MidEntry {

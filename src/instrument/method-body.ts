@@ -488,18 +488,9 @@ export function instrumentBody(
       invoke(cp, OP.INVOKEVIRTUAL, cf.thisClass, RT.CLASS_METHOD, RT.CLASS_METHOD_DESC),
       { op: OP.IF_ACMPEQ, target: body },
     );
-    if (options.callbacks) {
-      out.push(
-        load(OP.ALOAD, tcVar),
-        load(OP.ALOAD, stackVar),
-        field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.outStack, RT.STACK_DESC),
-        load(OP.ALOAD, tcVar),
-        load(OP.ILOAD, spVar),
-        field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.outSp, 'I'),
-      );
-    }
+    if (options.callbacks) out.push(...publishStack());
     out.push(...loadArgs(method.desc, false), invoke(cp, OP.INVOKEVIRTUAL, cf.thisClass, method.name, method.desc));
-    if (options.callbacks) out.push(load(OP.ALOAD, tcVar), op(OP.ICONST_M1), field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.outSp, 'I'));
+    if (options.callbacks) out.push(...unpublishStack());
     out.push(
       op(returnOpFor(parseMethodDescriptor(method.desc).ret)),
       direct,
@@ -548,18 +539,24 @@ export function instrumentBody(
       return;
     }
     stats.callouts++;
-    out.push(
+    out.push(...publishStack(), n, ...unpublishStack());
+  }
+
+  /** `tc.outStack = stack; tc.outSp = sp`: a callback from the code called next continues this stack. */
+  function publishStack(): Insn[] {
+    return [
       load(OP.ALOAD, tcVar),
       load(OP.ALOAD, stackVar),
       field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.outStack, RT.STACK_DESC),
       load(OP.ALOAD, tcVar),
       load(OP.ILOAD, spVar),
       field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.outSp, 'I'),
-      n,
-      load(OP.ALOAD, tcVar),
-      op(OP.ICONST_M1),
-      field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.outSp, 'I'),
-    );
+    ];
+  }
+
+  /** `tc.outSp = -1`: the call returned. */
+  function unpublishStack(): Insn[] {
+    return [load(OP.ALOAD, tcVar), op(OP.ICONST_M1), field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.outSp, 'I')];
   }
 }
 
@@ -579,14 +576,7 @@ export function extendedMember(cf: ClassFile, method: MemberInfo): MemberInfo {
   // getConstructors() must not show extended constructors (Rhino, DI containers count them), so
   // they are package-private; call sites in other packages use the original constructor.
   const hidden = method.name === '<init>' ? ACC.PUBLIC | ACC.PROTECTED : 0;
-  return {
-    access: (method.access | ACC.SYNTHETIC) & ~(ACC.VARARGS | ACC.BRIDGE | hidden),
-    name,
-    desc,
-    nameIndex: cf.cp.utf8Index(name),
-    descIndex: cf.cp.utf8Index(desc),
-    attributes: [],
-  };
+  return cf.newMember((method.access | ACC.SYNTHETIC) & ~(ACC.VARARGS | ACC.BRIDGE | hidden), name, desc);
 }
 
 export { parseMethodDescriptor };

@@ -105,13 +105,6 @@ export function addSerialVersionUID(cf: ClassFile, isSerializable: () => boolean
   const index = cf.cp.longIndex(value);
   const info = Uint8Array.of((index >> 8) & 0xff, index & 0xff);
   const constantValue: RawAttribute = { nameIndex: cf.cp.utf8Index('ConstantValue'), name: 'ConstantValue', info };
-  cf.fields.push({
-    access: ACC.PRIVATE | ACC.STATIC | ACC.FINAL | ACC.SYNTHETIC,
-    name: 'serialVersionUID',
-    desc: 'J',
-    nameIndex: cf.cp.utf8Index('serialVersionUID'),
-    descIndex: cf.cp.utf8Index('J'),
-    attributes: [constantValue],
-  });
+  cf.fields.push(cf.newMember(ACC.PRIVATE | ACC.STATIC | ACC.FINAL | ACC.SYNTHETIC, 'serialVersionUID', 'J', [constantValue]));
   return value;
 }

@@ -105,25 +105,38 @@ public final class TC {
         if (p == null || !recorded) {
             return;
         }
+        int first = callAgent(p, null, 0, 0);
+        if (agentFailure == null && first > 0) {
+            instrCounter = gran = first;
+        } else {
+            disable(p, "register", agentFailure, first);
+        }
+    }
+
+    /** What the last {@link #callAgent} threw, or null. */
+    private Throwable agentFailure;
+
+    /**
+     * Calls {@code p.register(thread)} ({@code stack == null}) or {@code p.processSample}, marked as
+     * inside the agent: instrumented code the agent calls must not continue the program's stack (the
+     * agent is reading it), so it takes fresh stacks from the pool, and it never samples. Returns what
+     * the agent returned, or 0 with {@link #agentFailure} set when it threw.
+     */
+    private int callAgent(SamplingProfiler p, MID[] stack, int sp, int executed) {
         MID[] savedOut = outStack;
         int savedOutSp = outSp;
         outSp = -1;
         inAgent = true;
-        int first = 0;
-        Throwable failure = null;
+        agentFailure = null;
         try {
-            first = p.register(thread);
+            return stack == null ? p.register(thread) : p.processSample(stack, sp, executed);
         } catch (Throwable t) {
-            failure = t;
+            agentFailure = t;
+            return 0;
         } finally {
             inAgent = false;
             outStack = savedOut;
             outSp = savedOutSp;
-        }
-        if (failure == null && first > 0) {
-            instrCounter = gran = first;
-        } else {
-            disable(p, "register", failure, first);
         }
     }
 
@@ -265,8 +278,12 @@ public final class TC {
      */
     private void sample(MID[] stack, int sp, int executed) {
         if (pad) {
-            // Never runs (see above); 10 x 11 bytecodes.
+            // Never runs (see above); test/runtime.test.ts checks the length.
             long x = executed;
+            x = x * 0x9E3779B97F4A7C15L + sp;
+            x = x * 0x9E3779B97F4A7C15L + sp;
+            x = x * 0x9E3779B97F4A7C15L + sp;
+            x = x * 0x9E3779B97F4A7C15L + sp;
             x = x * 0x9E3779B97F4A7C15L + sp;
             x = x * 0x9E3779B97F4A7C15L + sp;
             x = x * 0x9E3779B97F4A7C15L + sp;
@@ -288,25 +305,10 @@ public final class TC {
             return;
         }
         int previousGran = gran;
-        // Instrumented code the agent calls must not continue the program's stack (the agent is
-        // reading it), so it takes fresh stacks from the pool.
-        MID[] savedOut = outStack;
-        int savedOutSp = outSp;
-        outSp = -1;
-        inAgent = true;
         // The counter is reset before the call so that code the agent runs never triggers.
         instrCounter = gran = Integer.MAX_VALUE;
-        int next = 0;
-        Throwable failure = null;
-        try {
-            next = p.processSample(stack, sp, executed);
-        } catch (Throwable t) {
-            failure = t;
-        } finally {
-            inAgent = false;
-            outStack = savedOut;
-            outSp = savedOutSp;
-        }
+        int next = callAgent(p, stack, sp, executed);
+        Throwable failure = agentFailure;
         if (failure == null && next > 0) {
             instrCounter = gran = next;
         } else if (failure instanceof StackOverflowError) {
