@@ -12,8 +12,8 @@ set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="$REPO/.cache"
 
-SUDO=""
-if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
+# shellcheck source=lib/install-common.sh
+. "$REPO/scripts/lib/install-common.sh"
 
 # Debian 12 (bookworm) package names, checked with apt-cache:
 #   librhino-java        /usr/share/java/js.jar (Rhino 1.7.14)              workload rhino
@@ -41,48 +41,6 @@ fi
 # Pinned npm packages used as Rhino's input (the same pins as scripts/install-deps.sh).
 NPM_INPUTS=(esprima@4.0.1 lodash@4.17.21)
 
-is_installed() {
-  [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" = "install ok installed" ]
-}
+install_apt_packages install-bench-deps "${APT_PACKAGES[@]}"
 
-missing=()
-for p in "${APT_PACKAGES[@]}"; do
-  is_installed "$p" || missing+=("$p")
-done
-
-if [ "${#missing[@]}" -gt 0 ]; then
-  echo "install-bench-deps: installing Debian packages: ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq
-  $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  for p in "${missing[@]}"; do
-    if is_installed "$p"; then
-      echo "install-bench-deps:   installed $p $(dpkg-query -W -f='${Version}' "$p")"
-    else
-      echo "install-bench-deps: FAILED to install $p" >&2
-      exit 1
-    fi
-  done
-else
-  echo "install-bench-deps: all ${#APT_PACKAGES[@]} Debian packages present"
-fi
-
-mkdir -p "$CACHE/npm-inputs"
-for spec in "${NPM_INPUTS[@]}"; do
-  name="${spec%@*}"
-  version="${spec##*@}"
-  dest="$CACHE/npm-inputs/$name"
-  if [ -f "$dest/.komorium-version" ] && [ "$(cat "$dest/.komorium-version")" = "$version" ]; then
-    continue
-  fi
-  echo "install-bench-deps: fetching npm input $spec"
-  tmp="$(mktemp -d "$CACHE/npm-inputs/.tmp-$name-XXXXXX")"
-  tgz="$(cd "$tmp" && npm pack --silent "$spec" | tail -n1)"
-  mkdir -p "$tmp/pkg"
-  tar -xzf "$tmp/$tgz" -C "$tmp/pkg" --strip-components=1
-  echo "$version" >"$tmp/pkg/.komorium-version"
-  rm -rf "$dest"
-  mv "$tmp/pkg" "$dest"
-  rm -rf "$tmp"
-done
-echo "install-bench-deps: npm inputs: ${NPM_INPUTS[*]} in $CACHE/npm-inputs"
+fetch_npm_inputs install-bench-deps "$CACHE/npm-inputs" "${NPM_INPUTS[@]}"

@@ -12,8 +12,8 @@ set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="$REPO/.cache"
 
-SUDO=""
-if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
+# shellcheck source=lib/install-common.sh
+. "$REPO/scripts/lib/install-common.sh"
 
 # Debian 12 (bookworm) package names, checked with apt-cache:
 #   libguava-java        /usr/share/java/guava.jar (31.1, includes failureaccess)
@@ -48,32 +48,7 @@ fi
 # Pinned npm packages used as test inputs (the JS engines in the corpus run them).
 NPM_INPUTS=(esprima@4.0.1 lodash@4.17.21)
 
-is_installed() {
-  [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" = "install ok installed" ]
-}
-
-missing=()
-for p in "${APT_PACKAGES[@]}"; do
-  is_installed "$p" || missing+=("$p")
-done
-
-if [ "${#missing[@]}" -gt 0 ]; then
-  echo "install-deps: installing Debian packages: ${missing[*]}"
-  # Wait for any other apt/dpkg run (e.g. one started by hand) instead of failing on the lock.
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq
-  $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  for p in "${missing[@]}"; do
-    if is_installed "$p"; then
-      echo "install-deps:   installed $p $(dpkg-query -W -f='${Version}' "$p")"
-    else
-      echo "install-deps: FAILED to install $p" >&2
-      exit 1
-    fi
-  done
-else
-  echo "install-deps: all ${#APT_PACKAGES[@]} Debian packages present"
-fi
+install_apt_packages install-deps "${APT_PACKAGES[@]}"
 
 # A second JDK for cross-version checks is optional. Debian 12 packages only
 # openjdk-17; report what exists without installing anything (a second Debian JDK
@@ -87,22 +62,4 @@ done
 
 # npm packages used as test inputs: `npm pack` (verifies the registry integrity)
 # then unpack into .cache/npm-inputs/<name>/, marked with .komorium-version.
-mkdir -p "$CACHE/npm-inputs"
-for spec in "${NPM_INPUTS[@]}"; do
-  name="${spec%@*}"
-  version="${spec##*@}"
-  dest="$CACHE/npm-inputs/$name"
-  if [ -f "$dest/.komorium-version" ] && [ "$(cat "$dest/.komorium-version")" = "$version" ]; then
-    continue
-  fi
-  echo "install-deps: fetching npm test input $spec"
-  tmp="$(mktemp -d "$CACHE/npm-inputs/.tmp-$name-XXXXXX")"
-  tgz="$(cd "$tmp" && npm pack --silent "$spec" | tail -n1)"
-  mkdir -p "$tmp/pkg"
-  tar -xzf "$tmp/$tgz" -C "$tmp/pkg" --strip-components=1
-  echo "$version" >"$tmp/pkg/.komorium-version"
-  rm -rf "$dest"
-  mv "$tmp/pkg" "$dest"
-  rm -rf "$tmp"
-done
-echo "install-deps: npm test inputs: ${NPM_INPUTS[*]} in $CACHE/npm-inputs"
+fetch_npm_inputs install-deps "$CACHE/npm-inputs" "${NPM_INPUTS[@]}"
