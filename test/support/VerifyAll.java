@@ -118,7 +118,8 @@ public final class VerifyAll {
     loader.close();
   }
 
-  private static String vmOption(String name) {
+  /** Also used by VerifyEach, which is compiled with this file. */
+  static String vmOption(String name) {
     try {
       MBeanServer server = ManagementFactory.getPlatformMBeanServer();
       Object r = server.invoke(new ObjectName("com.sun.management:type=HotSpotDiagnostic"), "getVMOption",
@@ -172,7 +173,7 @@ public final class VerifyAll {
   }
 
   /** The message on one line: "Bad type on operand stack | Location: a/B.m()V @3: ... | Reason: ...". */
-  private static String oneLine(String s) {
+  static String oneLine(String s) {
     if (s == null) return "(no message)";
     int cut = s.indexOf("Current Frame:");
     if (cut > 0) s = s.substring(0, cut);

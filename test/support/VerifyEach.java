@@ -3,7 +3,6 @@ import java.io.File;
 import java.io.FileInputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
@@ -11,9 +10,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
-import javax.management.openmbean.CompositeData;
 
 /**
  * Like VerifyAll, for many unrelated class files that may share names (fuzzed variants of one class):
@@ -65,7 +61,7 @@ public final class VerifyEach {
       System.exit(64);
     }
     PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false, "UTF-8");
-    String flag = vmOption("BytecodeVerificationRemote");
+    String flag = VerifyAll.vmOption("BytecodeVerificationRemote");
     out.println("# java.version=" + System.getProperty("java.version") + " BytecodeVerificationRemote=" + flag);
     if (!"true".equals(flag)) {
       out.flush();
@@ -100,16 +96,16 @@ public final class VerifyEach {
         what = "OK";
         ok++;
       } catch (ClassFormatError e) { // includes UnsupportedClassVersionError
-        what = "FORMAT\t" + oneLine(e.toString());
+        what = "FORMAT\t" + VerifyAll.oneLine(e.toString());
         format++;
       } catch (VerifyError e) {
-        what = "VERIFY\t" + oneLine(e.getMessage());
+        what = "VERIFY\t" + VerifyAll.oneLine(e.getMessage());
         verify++;
       } catch (NoClassDefFoundError e) {
-        what = "MISSING\t" + oneLine(String.valueOf(e.getMessage()));
+        what = "MISSING\t" + VerifyAll.oneLine(String.valueOf(e.getMessage()));
         missing++;
       } catch (Throwable t) {
-        what = "OTHER\t" + oneLine(t.toString());
+        what = "OTHER\t" + VerifyAll.oneLine(t.toString());
         other++;
       }
       loader.close();
@@ -118,24 +114,5 @@ public final class VerifyEach {
     list.close();
     out.println("cases=" + cases + " ok=" + ok + " format=" + format + " verify=" + verify + " missing=" + missing + " other=" + other);
     out.flush();
-  }
-
-  private static String vmOption(String name) {
-    try {
-      MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-      Object r = server.invoke(new ObjectName("com.sun.management:type=HotSpotDiagnostic"), "getVMOption",
-          new Object[] {name}, new String[] {"java.lang.String"});
-      return String.valueOf(((CompositeData) r).get("value"));
-    } catch (Exception e) {
-      return "unknown(" + e + ")";
-    }
-  }
-
-  private static String oneLine(String s) {
-    if (s == null) return "(no message)";
-    int cut = s.indexOf("Current Frame:");
-    if (cut > 0) s = s.substring(0, cut);
-    s = s.replaceAll("[\\t\\r\\n]+", " ").replaceAll(" +", " ").trim();
-    return s.length() > MAX_MESSAGE ? s.substring(0, MAX_MESSAGE) + "..." : s;
   }
 }

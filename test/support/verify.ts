@@ -181,10 +181,11 @@ export function verifyEach(
   cp: readonly string[] = [],
   opts: VerifyOptions = {},
 ): { results: Map<string, CaseResult>; ms: number; stderr: string } {
-  const src = readFileSync(EACH_SRC);
+  // VerifyEach shares VerifyAll's helpers, so both are compiled together.
+  const src = Buffer.concat([readFileSync(EACH_SRC), readFileSync(HARNESS_SRC)]);
   const javac = javaBin('javac');
   const harness = buildCachedOnce('verify-each-harness', `VerifyEach ${hashOf(src, javac)}\n`, (tmp) => {
-    execFileSync(javac, ['--release', '8', '-Xlint:-options', '-encoding', 'UTF-8', '-d', tmp, EACH_SRC], {
+    execFileSync(javac, ['--release', '8', '-Xlint:-options', '-encoding', 'UTF-8', '-d', tmp, EACH_SRC, HARNESS_SRC], {
       stdio: ['ignore', 'inherit', 'inherit'],
     });
   });
