@@ -31,7 +31,7 @@ export interface InstrumentOptions {
   leafOpt: boolean;
   callbacks: boolean;
   /** See BodyOptions.counter. */
-  counter: 'field' | 'local' | 'helper';
+  counter: 'field' | 'local';
 }
 
 export interface LeftAsIs {

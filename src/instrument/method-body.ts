@@ -45,7 +45,7 @@ export interface BodyOptions {
    * tc.instrCounter only where another frame may read it (calls, returns, throws, samples): one
    * iinc per block instead of a field load and store, and a third of the inserted bytes.
    */
-  counter: 'field' | 'local' | 'helper';
+  counter: 'field' | 'local';
   /**
    * The method guards virtual dispatch (plan.ts dispatchChecked): on a virtual entry (sp >= 0) it
    * first checks that the receiver's class is instrumented, else calls the original method.
@@ -299,18 +299,6 @@ export function instrumentBody(
       }
       out.push(op(OP.DUP), load(OP.ISTORE, syncVar), load(OP.ISTORE, cntVar), skip);
       if (newFrames && before) newFrames.set(skip, adapt(before));
-      return;
-    }
-    if (options.counter === 'helper') {
-      out.push(load(OP.ALOAD, tcVar), pushInt(cp, piece.insnCount));
-      if (!canCheck) {
-        out.push(invoke(cp, OP.INVOKESTATIC, RT.TC, 'count', `(${RT.TC_DESC}I)V`));
-        return;
-      }
-      stats.checks++;
-      out.push(load(OP.ALOAD, stackVar), load(OP.ILOAD, spVar));
-      if (leaf) out.push(getMid(), invoke(cp, OP.INVOKESTATIC, RT.TC, 'checkLeaf', `(${RT.TC_DESC}I${RT.STACK_DESC}I${RT.MID_DESC})V`));
-      else out.push(invoke(cp, OP.INVOKESTATIC, RT.TC, 'check', `(${RT.TC_DESC}I${RT.STACK_DESC}I)V`));
       return;
     }
     out.push(

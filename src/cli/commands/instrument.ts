@@ -16,7 +16,7 @@ interface InstrumentArgs {
   'max-path': number;
   'leaf-opt': boolean;
   callbacks: boolean;
-  counter: 'field' | 'local' | 'helper';
+  counter: 'field' | 'local';
   'skip-broken': boolean;
   quiet: boolean;
   'report-json'?: string;
@@ -76,7 +76,7 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
       .option('leaf-opt', { type: 'boolean', default: true, describe: 'leaf methods push their identifier only when sampled (§5.1); --no-leaf-opt to compare' })
       .option('callbacks', { type: 'boolean', default: true, describe: 'callbacks from uninstrumented code continue the caller\'s calling context' })
       .option('counter', {
-        choices: ['local', 'field', 'helper'] as const,
+        choices: ['local', 'field'] as const,
         default: 'field' as const,
         describe: 'keep the bytecode counter in a local variable (stored at calls and returns), or decrement the thread\'s field in every block as the paper does',
       })

@@ -187,29 +187,6 @@ public final class TC {
      * bookkeeping; each is small enough to be inlined.
      */
 
-    /** Counts a block of {@code n} bytecodes that has no granularity check. */
-    public static void count(TC tc, int n) {
-        tc.instrCounter -= n;
-    }
-
-    /**
-     * Counts a block of {@code n} bytecodes and checks the granularity. One method for all check
-     * sites, so that the JIT's profile of the branch is shared: a site that fires for the first time
-     * late in a run does not deoptimize its method, since the branch is known to be taken.
-     */
-    public static void check(TC tc, int n, MID[] stack, int sp) {
-        if ((tc.instrCounter -= n) <= 0) {
-            tc.triggerSampling(stack, sp);
-        }
-    }
-
-    /** {@link #check} in a leaf method (§5.1). */
-    public static void checkLeaf(TC tc, int n, MID[] stack, int sp, MID mid) {
-        if ((tc.instrCounter -= n) <= 0) {
-            tc.triggerSamplingLeaf(stack, sp, mid);
-        }
-    }
-
     /** A granularity check that fired: {@code counter} is the method's local counter; returns the new one. */
     public static int sample(TC tc, int counter, MID[] stack, int sp) {
         tc.instrCounter = counter;
