@@ -1,6 +1,7 @@
 // BENCHMARKS.md and its SVG figures from bench-results.json (`node scripts/bench.mjs --report-only`).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { colorOf, linePlot } from './svg.mjs';
 import { geomean } from './util.mjs';
 
@@ -81,44 +82,34 @@ function writeFigures(results, dir) {
     .map((g) => [g, geomean(wls.map((w) => w.configs[`g${g}`]?.medianRatio))])
     .filter((p) => p[1] != null);
   overhead.push({ name: 'geomean (constant)', color: '#000', width: 3, points: gm });
-  files.overhead = 'overhead.svg';
-  writeFileSync(
-    join(dir, files.overhead),
-    linePlot({
-      title: 'Overhead: instrumented / uninstrumented wall time',
-      xLabel: 'granularity (bytecodes between samples), log scale',
-      yLabel: 'slowdown (×)',
-      series: overhead,
-      refLines: [
-        { y: OVERHEAD_TARGET, label: `target ${OVERHEAD_TARGET}×`, color: '#2a2' },
-        ...(floor ? [{ y: floor, label: `agent=none floor (geomean) ${floor.toFixed(2)}×`, color: '#888' }] : []),
-      ],
-      yMin: 1,
-    }),
-  );
-  files.accuracy = 'accuracy.svg';
-  writeFileSync(
-    join(dir, files.accuracy),
-    linePlot({
-      title: 'Accuracy: overlap with the exact profile (seed 002 §7.1)',
-      xLabel: 'granularity (bytecodes between samples), log scale',
-      yLabel: 'overlap (%)',
-      series: figureOverhead(results, 'overlap').map((s) => ({ ...s, points: s.points.map(([x, y]) => [x, y * 100]) })),
-      refLines: [{ y: ACCURACY_TARGET * 100, label: `target ${ACCURACY_TARGET * 100}%`, color: '#2a2' }],
-      yMax: 100,
-    }),
-  );
-  files.size = 'profile-size.svg';
-  writeFileSync(
-    join(dir, files.size),
-    linePlot({
-      title: 'Profile size (.kprof bytes)',
-      xLabel: 'granularity (bytecodes between samples), log scale',
-      yLabel: 'bytes, log scale',
-      series: figureOverhead(results, 'profileBytes'),
-      yLog: true,
-    }),
-  );
+  // Every figure plots against the granularity on a log scale.
+  const figure = (key, file, spec) => {
+    files[key] = file;
+    writeFileSync(join(dir, file), linePlot({ xLabel: 'granularity (bytecodes between samples), log scale', ...spec }));
+  };
+  figure('overhead', 'overhead.svg', {
+    title: 'Overhead: instrumented / uninstrumented wall time',
+    yLabel: 'slowdown (×)',
+    series: overhead,
+    refLines: [
+      { y: OVERHEAD_TARGET, label: `target ${OVERHEAD_TARGET}×`, color: '#2a2' },
+      ...(floor ? [{ y: floor, label: `agent=none floor (geomean) ${floor.toFixed(2)}×`, color: '#888' }] : []),
+    ],
+    yMin: 1,
+  });
+  figure('accuracy', 'accuracy.svg', {
+    title: 'Accuracy: overlap with the exact profile (seed 002 §7.1)',
+    yLabel: 'overlap (%)',
+    series: figureOverhead(results, 'overlap').map((s) => ({ ...s, points: s.points.map(([x, y]) => [x, y * 100]) })),
+    refLines: [{ y: ACCURACY_TARGET * 100, label: `target ${ACCURACY_TARGET * 100}%`, color: '#2a2' }],
+    yMax: 100,
+  });
+  figure('size', 'profile-size.svg', {
+    title: 'Profile size (.kprof bytes)',
+    yLabel: 'bytes, log scale',
+    series: figureOverhead(results, 'profileBytes'),
+    yLog: true,
+  });
   return files;
 }
 
@@ -318,11 +309,8 @@ export function writeReport(results, { md, figures }) {
 
   L.push('## Optimizations tried');
   L.push('');
-  L.push('Kept only when this page shows the figure before and after (issue 6). To be filled in by the lead.');
-  L.push('');
-  L.push('| optimization | overhead g=10,000 geomean before → after | floor before → after | accuracy / other effect | kept? | commit |');
-  L.push('| --- | --- | --- | --- | --- | --- |');
-  L.push('| _(placeholder)_ | | | | | |');
+  // Hand-written, with the A/B figures of each change: scripts/bench/optimizations.md.
+  L.push(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'optimizations.md'), 'utf8').trimEnd());
   L.push('');
 
   L.push('## How to run');
