@@ -1,12 +1,27 @@
 /** A growable big-endian byte buffer for encoding attributes. */
+
+/**
+ * Buffers of finished writers, reused by the next ones: writeCode makes several writers per
+ * method, and allocating a fresh ArrayBuffer each time was a visible share of `instrument`.
+ */
+const spares: Uint8Array[] = [];
+const MAX_SPARES = 8;
+
 export class ByteWriter {
   private buf: Uint8Array;
-  private dv: DataView;
   length = 0;
 
   constructor(initial = 256) {
-    this.buf = new Uint8Array(initial);
-    this.dv = new DataView(this.buf.buffer);
+    let b: Uint8Array | undefined;
+    for (let i = spares.length - 1; i >= 0; i--) {
+      if (spares[i]!.length >= initial) {
+        b = spares[i]!;
+        spares[i] = spares[spares.length - 1]!;
+        spares.pop();
+        break;
+      }
+    }
+    this.buf = b ?? new Uint8Array(Math.max(initial, 16));
   }
 
   private ensure(n: number): void {
@@ -17,7 +32,6 @@ export class ByteWriter {
     const b = new Uint8Array(size);
     b.set(this.buf.subarray(0, this.length));
     this.buf = b;
-    this.dv = new DataView(b.buffer);
   }
 
   u1(v: number): void {
@@ -27,14 +41,22 @@ export class ByteWriter {
 
   u2(v: number): void {
     this.ensure(2);
-    this.dv.setUint16(this.length, v);
-    this.length += 2;
+    const b = this.buf;
+    const o = this.length;
+    b[o] = v >>> 8;
+    b[o + 1] = v;
+    this.length = o + 2;
   }
 
   u4(v: number): void {
     this.ensure(4);
-    this.dv.setUint32(this.length, v >>> 0);
-    this.length += 4;
+    const b = this.buf;
+    const o = this.length;
+    b[o] = v >>> 24;
+    b[o + 1] = v >>> 16;
+    b[o + 2] = v >>> 8;
+    b[o + 3] = v;
+    this.length = o + 4;
   }
 
   bytes(b: Uint8Array): void {
@@ -45,11 +67,23 @@ export class ByteWriter {
 
   /** Overwrites a u2 written earlier (for counts known only after the entries). */
   patchU2(at: number, v: number): void {
-    this.dv.setUint16(at, v);
+    this.buf[at] = v >>> 8;
+    this.buf[at + 1] = v;
   }
 
   /** A copy of the bytes written so far. */
   toBytes(): Uint8Array {
     return this.buf.slice(0, this.length);
   }
+
+  /** A copy of the bytes written; the writer must not be used afterwards (its buffer is reused). */
+  finish(): Uint8Array {
+    const out = this.buf.slice(0, this.length);
+    if (spares.length < MAX_SPARES) spares.push(this.buf);
+    this.buf = EMPTY;
+    this.length = 0;
+    return out;
+  }
 }
+
+const EMPTY = new Uint8Array(0);

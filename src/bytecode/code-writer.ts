@@ -57,17 +57,31 @@ export interface CodeLayout {
 /** Offsets as writeCode would assign them (labels get `offset` too), without encoding. */
 export function layoutCode(cf: ClassFile, method: MemberInfo, code: MethodCode): CodeLayout {
   const enc = new Encoder(cf, method, code, {});
-  enc.prepare();
-  enc.layout();
-  return { codeLength: enc.codeLength, insnOffsets: enc.insnOffsets(), widened: enc.widenedSet() };
+  try {
+    enc.prepare();
+    enc.layout();
+    return { codeLength: enc.codeLength, insnOffsets: enc.insnOffsets(), widened: enc.widenedSet() };
+  } finally {
+    enc.release();
+  }
 }
 
 export function writeCode(cf: ClassFile, method: MemberInfo, code: MethodCode, options: WriteCodeOptions = {}): RawAttribute {
   const enc = new Encoder(cf, method, code, options);
-  enc.prepare();
-  enc.layout();
-  return enc.encode();
+  try {
+    enc.prepare();
+    enc.layout();
+    return enc.encode();
+  } finally {
+    enc.release();
+  }
 }
+
+/**
+ * The scratch buffer of the last finished Encoder. An Encoder takes it (so a nested one, from a
+ * frameAt hook, allocates its own) and gives it back when done.
+ */
+let spareBuffer: ArrayBuffer | null = null;
 
 /**
  * The opcode byte a load/store/ret with local `v` is written with: WIDE, `op` itself (u1 index) or
@@ -158,6 +172,10 @@ class Encoder {
   private readonly off: Int32Array;
   /** Per branch node: 1 once it must use a 32-bit offset. */
   private readonly wide: Uint8Array;
+  /** maxStack's scratch: the next instruction node at or after each node, and stack heights. */
+  private readonly next: Int32Array;
+  private readonly heights: Int32Array;
+  private readonly buffer: ArrayBuffer;
   private readonly branches: number[] = [];
   private readonly labelIndex = new Map<Label, number>();
   codeLength = 0;
@@ -170,11 +188,30 @@ class Encoder {
   ) {
     this.nodes = code.nodes;
     this.n = this.nodes.length;
-    this.ops = new Int32Array(this.n);
-    this.emit = new Int32Array(this.n);
-    this.size = new Int32Array(this.n);
-    this.off = new Int32Array(this.n);
-    this.wide = new Uint8Array(this.n);
+    // Views of one buffer, reused from the previous method when it is big enough: allocating
+    // ArrayBuffers per method cost more than the rest of the constructor.
+    const n = this.n;
+    const bytes = n * 29 + 4;
+    let buf = spareBuffer;
+    if (buf === null || buf.byteLength < bytes) buf = new ArrayBuffer(Math.max(bytes, 4096));
+    else {
+      spareBuffer = null;
+      // As fresh as a new buffer: prepare() tells labels from instructions by a zero in ops.
+      new Uint8Array(buf, 0, bytes).fill(0);
+    }
+    this.buffer = buf;
+    this.ops = new Int32Array(buf, 0, n);
+    this.emit = new Int32Array(buf, n * 4, n);
+    this.size = new Int32Array(buf, n * 8, n);
+    this.off = new Int32Array(buf, n * 12, n);
+    this.next = new Int32Array(buf, n * 16, n + 1);
+    this.heights = new Int32Array(buf, n * 20 + 4, n);
+    this.wide = new Uint8Array(buf, n * 24 + 4, n);
+  }
+
+  /** Gives the scratch buffer back; the Encoder must not be used afterwards. */
+  release(): void {
+    if (spareBuffer === null || spareBuffer.byteLength < this.buffer.byteLength) spareBuffer = this.buffer;
   }
 
   private bug(detail: string): never {
@@ -430,7 +467,7 @@ class Encoder {
           b[pc] = op;
           dv.setUint16(pc + 1, insn.cp!);
           // The count is redundant with the descriptor (JVMS 6.5 invokeinterface); compute it when not given.
-          b[pc + 3] = insn.n ?? argSlots(cp.memberRef(insn.cp!).desc) + 1;
+          b[pc + 3] = insn.n ?? argSlots(cp.memberDesc(insn.cp!)) + 1;
           b[pc + 4] = 0;
           break;
         }
@@ -537,10 +574,10 @@ class Encoder {
   private maxStack(): number {
     const { nodes, n, ops, code } = this;
     const cp = this.cf.cp;
-    const next = new Int32Array(n + 1);
+    const next = this.next;
     next[n] = -1;
     for (let i = n - 1; i >= 0; i--) next[i] = ops[i] === KIND_LABEL ? next[i + 1]! : i;
-    const heights = new Int32Array(n).fill(-1);
+    const heights = this.heights.fill(-1);
     const work: number[] = [];
     let max = 0;
     const seed = (i: number, h: number): void => {
@@ -695,7 +732,7 @@ class Encoder {
       }
       prev = cur;
     }
-    return w.toBytes();
+    return w.finish();
   }
 
   encode(): RawAttribute {
@@ -793,7 +830,7 @@ class Encoder {
             k++;
           }
           lw.patchU2(0, k);
-          attrs.push({ nameIndex: utf8Ref(cp, slot.nameIndex, slot.kind), info: lw.toBytes() });
+          attrs.push({ nameIndex: utf8Ref(cp, slot.nameIndex, slot.kind), info: lw.finish() });
           break;
         }
         case 'LocalVariableTable':
@@ -819,7 +856,7 @@ class Encoder {
       w.bytes(a.info);
     }
     const old = method.attributes.find((a) => a.name === 'Code');
-    return { nameIndex: utf8Ref(cp, old?.nameIndex, 'Code'), name: 'Code', info: w.toBytes() };
+    return { nameIndex: utf8Ref(cp, old?.nameIndex, 'Code'), name: 'Code', info: w.finish() };
   }
 
   private encodeLocals(entries: readonly LocalVar[]): Uint8Array {
@@ -840,7 +877,7 @@ class Encoder {
       k++;
     }
     w.patchU2(0, k);
-    return w.toBytes();
+    return w.finish();
   }
 
   private encodeTypeAnnotations(
@@ -884,6 +921,6 @@ class Encoder {
       k++;
     }
     w.patchU2(0, k);
-    return w.toBytes();
+    return w.finish();
   }
 }

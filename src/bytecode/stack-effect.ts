@@ -96,21 +96,21 @@ export function stackEffect(cp: ConstantPool, insn: Insn): number {
       return 1;
     }
     case OP.GETSTATIC:
-      return typeSize(cp.memberRef(insn.cp!).desc);
+      return typeSize(cp.memberDesc(insn.cp!));
     case OP.PUTSTATIC:
-      return -typeSize(cp.memberRef(insn.cp!).desc);
+      return -typeSize(cp.memberDesc(insn.cp!));
     case OP.GETFIELD:
-      return typeSize(cp.memberRef(insn.cp!).desc) - 1;
+      return typeSize(cp.memberDesc(insn.cp!)) - 1;
     case OP.PUTFIELD:
-      return -typeSize(cp.memberRef(insn.cp!).desc) - 1;
+      return -typeSize(cp.memberDesc(insn.cp!)) - 1;
     case OP.INVOKEVIRTUAL:
     case OP.INVOKESPECIAL:
     case OP.INVOKEINTERFACE: {
-      const w = invokeWords(cp.memberRef(insn.cp!).desc);
+      const w = invokeWords(cp.memberDesc(insn.cp!));
       return w.ret - w.args - 1;
     }
     case OP.INVOKESTATIC: {
-      const w = invokeWords(cp.memberRef(insn.cp!).desc);
+      const w = invokeWords(cp.memberDesc(insn.cp!));
       return w.ret - w.args;
     }
     case OP.INVOKEDYNAMIC: {

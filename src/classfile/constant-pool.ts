@@ -68,8 +68,7 @@ const MAX_COUNT = 0xffff;
 
 export class ConstantPool {
   private readonly utf8Cache = new Map<number, string>();
-  /** key → index for find-or-add; built on the first builder call. */
-  private index: Map<string, number> | null = null;
+  private readonly descCache = new Map<number, string>();
 
   /**
    * @param entries java-class-tools' constant_pool array (entries[0] is undefined); used, not copied.
@@ -202,6 +201,19 @@ export class ConstantPool {
     };
   }
 
+  /**
+   * The descriptor of a Fieldref, Methodref or InterfaceMethodref, remembered per index (entries
+   * never change once read or added): max_stack asks it for every field access and call.
+   */
+  memberDesc(i: number): string {
+    let d = this.descCache.get(i);
+    if (d === undefined) {
+      d = this.memberRef(i).desc;
+      this.descCache.set(i, d);
+    }
+    return d;
+  }
+
   methodHandle(i: number): MethodHandleRef {
     const e = this.expect(i, CONSTANT.MethodHandle);
     const kind = e.reference_kind!;
@@ -234,67 +246,83 @@ export class ConstantPool {
   // ---- builders ----------------------------------------------------------------------------
 
   /**
-   * The find-or-add key of entry i, from its raw fields (so that building the index never
-   * decodes or validates anything), or null for entries that cannot be keyed.
+   * Find-or-add indexes, built on the first builder call from the raw fields (so that building
+   * them never decodes or validates anything but Utf8). Keys are numbers where the entry is made of
+   * indices: building a string key per lookup was most of the cost of find-or-add.
    */
-  private keyOf(i: number, e: CpEntry): string | null {
+  private utf8Map: Map<string, number> | null = null;
+  /** Per tag: the entry's operands packed into a number (see refKey). */
+  private numMaps: Map<number, number>[] = [];
+  /** Long and Double: "high:low". */
+  private wideMaps: Map<string, number>[] = [];
+
+  private numMap(tag: number): Map<number, number> {
+    return (this.numMaps[tag] ??= new Map());
+  }
+
+  private wideMap(tag: number): Map<string, number> {
+    return (this.wideMaps[tag] ??= new Map());
+  }
+
+  /** Registers entry i under its key unless an equal entry came first (javac would have used that one). */
+  private indexEntry(i: number, e: CpEntry): void {
     switch (e.tag) {
-      case CONSTANT.Utf8:
+      case CONSTANT.Utf8: {
+        let s: string;
         try {
-          return 'u' + this.utf8(i);
+          s = this.utf8(i);
         } catch {
-          return null; // an undecodable Utf8 is never equal to a string we add
+          return; // an undecodable Utf8 is never equal to a string we add
         }
+        if (!this.utf8Map!.has(s)) this.utf8Map!.set(s, i);
+        return;
+      }
       case CONSTANT.Integer:
       case CONSTANT.Float:
-        return `${e.tag}:${(e.bytes as number) >>> 0}`;
+        return this.keep(this.numMap(e.tag), (e.bytes as number) >>> 0, i);
       case CONSTANT.Long:
-      case CONSTANT.Double:
-        return `${e.tag}:${e.high_bytes! >>> 0}:${e.low_bytes! >>> 0}`;
+      case CONSTANT.Double: {
+        const m = this.wideMap(e.tag);
+        const key = `${e.high_bytes! >>> 0}:${e.low_bytes! >>> 0}`;
+        if (!m.has(key)) m.set(key, i);
+        return;
+      }
       case CONSTANT.Class:
       case CONSTANT.Module:
       case CONSTANT.Package:
-        return `${e.tag}:${e.name_index}`;
+        return this.keep(this.numMap(e.tag), e.name_index!, i);
       case CONSTANT.String:
-        return `${e.tag}:${e.string_index}`;
+        return this.keep(this.numMap(e.tag), e.string_index!, i);
       case CONSTANT.Fieldref:
       case CONSTANT.Methodref:
       case CONSTANT.InterfaceMethodref:
-        return `${e.tag}:${e.class_index}:${e.name_and_type_index}`;
+        return this.keep(this.numMap(e.tag), refKey(e.class_index!, e.name_and_type_index!), i);
       case CONSTANT.NameAndType:
-        return `${e.tag}:${e.name_index}:${e.descriptor_index}`;
+        return this.keep(this.numMap(e.tag), refKey(e.name_index!, e.descriptor_index!), i);
       case CONSTANT.MethodHandle:
-        return `${e.tag}:${e.reference_kind}:${e.reference_index}`;
+        return this.keep(this.numMap(e.tag), refKey(e.reference_kind!, e.reference_index!), i);
       case CONSTANT.MethodType:
-        return `${e.tag}:${e.descriptor_index}`;
+        return this.keep(this.numMap(e.tag), e.descriptor_index!, i);
       case CONSTANT.Dynamic:
       case CONSTANT.InvokeDynamic:
-        return `${e.tag}:${e.bootstrap_method_attr_index}:${e.name_and_type_index}`;
-      default:
-        return null;
+        return this.keep(this.numMap(e.tag), refKey(e.bootstrap_method_attr_index!, e.name_and_type_index!), i);
     }
   }
 
-  private lookup(): Map<string, number> {
-    if (this.index === null) {
-      const map = new Map<string, number>();
-      for (let i = 1; i < this.entries.length; i++) {
-        const e = this.entries[i];
-        if (e === undefined) continue;
-        const key = this.keyOf(i, e);
-        // The first of several equal entries wins, as javac would have used that one.
-        if (key !== null && !map.has(key)) map.set(key, i);
-      }
-      this.index = map;
-    }
-    return this.index;
+  private keep(m: Map<number, number>, key: number, i: number): void {
+    if (!m.has(key)) m.set(key, i);
   }
 
-  private findOrAdd(key: string, make: () => CpEntry): number {
-    const map = this.lookup();
-    const found = map.get(key);
-    if (found !== undefined) return found;
-    const e = make();
+  private buildIndex(): void {
+    if (this.utf8Map !== null) return;
+    this.utf8Map = new Map();
+    for (let i = 1; i < this.entries.length; i++) {
+      const e = this.entries[i];
+      if (e !== undefined) this.indexEntry(i, e);
+    }
+  }
+
+  private append(e: CpEntry): number {
     const wide = e.tag === CONSTANT.Long || e.tag === CONSTANT.Double;
     const i = this.entries.length;
     if (i + (wide ? 2 : 1) > MAX_COUNT) {
@@ -302,23 +330,41 @@ export class ConstantPool {
     }
     this.entries.push(e);
     if (wide) this.entries.push(undefined);
-    map.set(key, i);
+    return i;
+  }
+
+  /** The entry of `tag` keyed `key` in numMaps, appending the one `make` gives when there is none. */
+  private findOrAddNum(tag: number, key: number, make: (tag: number) => CpEntry): number {
+    this.buildIndex();
+    const m = this.numMap(tag);
+    let i = m.get(key);
+    if (i === undefined) {
+      i = this.append(make(tag));
+      m.set(key, i);
+    }
     return i;
   }
 
   utf8Index(s: string): number {
-    return this.findOrAdd('u' + s, () => {
+    this.buildIndex();
+    const m = this.utf8Map!;
+    let i = m.get(s);
+    if (i === undefined) {
       const bytes = encodeMutf8(s);
       if (bytes.length > 0xffff) {
         throw new KomoriumError(`${this.entry}: string constant of ${bytes.length} bytes exceeds the 65535-byte limit`);
       }
-      return { tag: CONSTANT.Utf8, length: bytes.length, bytes: Array.from(bytes) };
-    });
+      i = this.append({ tag: CONSTANT.Utf8, length: bytes.length, bytes });
+      m.set(s, i);
+      // Known already; saves decoding the bytes just encoded when the entry is read back.
+      this.utf8Cache.set(i, s);
+    }
+    return i;
   }
 
   private nameRef(tag: number, name: string): number {
     const n = this.utf8Index(name);
-    return this.findOrAdd(`${tag}:${n}`, () => ({ tag, name_index: n }));
+    return this.findOrAddNum(tag, n, (t) => ({ tag: t, name_index: n }));
   }
 
   classIndex(name: string): number {
@@ -335,25 +381,33 @@ export class ConstantPool {
 
   stringIndex(s: string): number {
     const n = this.utf8Index(s);
-    return this.findOrAdd(`${CONSTANT.String}:${n}`, () => ({ tag: CONSTANT.String, string_index: n }));
+    return this.findOrAddNum(CONSTANT.String, n, (t) => ({ tag: t, string_index: n }));
   }
 
   integerIndex(v: number): number {
     const u = v >>> 0;
-    return this.findOrAdd(`${CONSTANT.Integer}:${u}`, () => ({ tag: CONSTANT.Integer, bytes: u }));
+    return this.findOrAddNum(CONSTANT.Integer, u, (t) => ({ tag: t, bytes: u }));
   }
 
   /** `bits` is the IEEE 754 single-precision bit pattern (see Math.fround and DataView). */
   floatIndex(bits: number): number {
     const u = bits >>> 0;
-    return this.findOrAdd(`${CONSTANT.Float}:${u}`, () => ({ tag: CONSTANT.Float, bytes: u }));
+    return this.findOrAddNum(CONSTANT.Float, u, (t) => ({ tag: t, bytes: u }));
   }
 
   private wideIndex(tag: number, v: bigint): number {
     const u = BigInt.asUintN(64, v);
     const high = Number(u >> 32n);
     const low = Number(u & 0xffffffffn);
-    return this.findOrAdd(`${tag}:${high}:${low}`, () => ({ tag, high_bytes: high, low_bytes: low }));
+    this.buildIndex();
+    const m = this.wideMap(tag);
+    const key = `${high}:${low}`;
+    let i = m.get(key);
+    if (i === undefined) {
+      i = this.append({ tag, high_bytes: high, low_bytes: low });
+      m.set(key, i);
+    }
+    return i;
   }
 
   longIndex(v: bigint): number {
@@ -368,17 +422,13 @@ export class ConstantPool {
   nameAndTypeIndex(name: string, desc: string): number {
     const n = this.utf8Index(name);
     const d = this.utf8Index(desc);
-    return this.findOrAdd(`${CONSTANT.NameAndType}:${n}:${d}`, () => ({
-      tag: CONSTANT.NameAndType,
-      name_index: n,
-      descriptor_index: d,
-    }));
+    return this.findOrAddNum(CONSTANT.NameAndType, refKey(n, d), (t) => ({ tag: t, name_index: n, descriptor_index: d }));
   }
 
   private refIndex(tag: number, owner: string, name: string, desc: string): number {
     const c = this.classIndex(owner);
     const nt = this.nameAndTypeIndex(name, desc);
-    return this.findOrAdd(`${tag}:${c}:${nt}`, () => ({ tag, class_index: c, name_and_type_index: nt }));
+    return this.findOrAddNum(tag, refKey(c, nt), (t) => ({ tag: t, class_index: c, name_and_type_index: nt }));
   }
 
   fieldrefIndex(owner: string, name: string, desc: string): number {
@@ -399,8 +449,8 @@ export class ConstantPool {
       throw new KomoriumError(`${this.entry}: bad MethodHandle reference kind ${kind}`);
     }
     this.memberRef(refIndex);
-    return this.findOrAdd(`${CONSTANT.MethodHandle}:${kind}:${refIndex}`, () => ({
-      tag: CONSTANT.MethodHandle,
+    return this.findOrAddNum(CONSTANT.MethodHandle, refKey(kind, refIndex), (t) => ({
+      tag: t,
       reference_kind: kind,
       reference_index: refIndex,
     }));
@@ -408,16 +458,12 @@ export class ConstantPool {
 
   methodTypeIndex(desc: string): number {
     const d = this.utf8Index(desc);
-    return this.findOrAdd(`${CONSTANT.MethodType}:${d}`, () => ({ tag: CONSTANT.MethodType, descriptor_index: d }));
+    return this.findOrAddNum(CONSTANT.MethodType, d, (t) => ({ tag: t, descriptor_index: d }));
   }
 
   private bootstrapRef(tag: number, bsm: number, name: string, desc: string): number {
     const nt = this.nameAndTypeIndex(name, desc);
-    return this.findOrAdd(`${tag}:${bsm}:${nt}`, () => ({
-      tag,
-      bootstrap_method_attr_index: bsm,
-      name_and_type_index: nt,
-    }));
+    return this.findOrAddNum(tag, refKey(bsm, nt), (t) => ({ tag: t, bootstrap_method_attr_index: bsm, name_and_type_index: nt }));
   }
 
   dynamicIndex(bsm: number, name: string, desc: string): number {
@@ -427,4 +473,9 @@ export class ConstantPool {
   invokeDynamicIndex(bsm: number, name: string, desc: string): number {
     return this.bootstrapRef(CONSTANT.InvokeDynamic, bsm, name, desc);
   }
+}
+
+/** Two u2 operands as one key (below 2^32, exact as a number). */
+function refKey(a: number, b: number): number {
+  return a * 0x10000 + b;
 }

@@ -22,22 +22,8 @@ export function load(opcode: number, v: number): Insn {
   return { op: opcode, var: v };
 }
 
-/**
- * The transform inserts the same few references thousands of times per class; remembering their
- * indices per pool saves the constant pool's find-or-add work (about 10% of `instrument`).
- */
-const memo = new WeakMap<ConstantPool, Map<string, number>>();
-
-function memoIndex(cp: ConstantPool, key: string, make: () => number): number {
-  let m = memo.get(cp);
-  if (!m) memo.set(cp, (m = new Map()));
-  let i = m.get(key);
-  if (i === undefined) m.set(key, (i = make()));
-  return i;
-}
-
 export function field(cp: ConstantPool, opcode: number, owner: string, name: string, desc: string): Insn {
-  return { op: opcode, cp: memoIndex(cp, `F${owner}.${name}:${desc}`, () => cp.fieldrefIndex(owner, name, desc)) };
+  return { op: opcode, cp: cp.fieldrefIndex(owner, name, desc) };
 }
 
 export function invoke(
@@ -48,9 +34,7 @@ export function invoke(
   desc: string,
   isInterface = opcode === OP.INVOKEINTERFACE,
 ): Insn {
-  const index = isInterface
-    ? memoIndex(cp, `I${owner}.${name}${desc}`, () => cp.interfaceMethodrefIndex(owner, name, desc))
-    : memoIndex(cp, `M${owner}.${name}${desc}`, () => cp.methodrefIndex(owner, name, desc));
+  const index = isInterface ? cp.interfaceMethodrefIndex(owner, name, desc) : cp.methodrefIndex(owner, name, desc);
   return { op: opcode, cp: index };
 }
 

@@ -269,7 +269,10 @@ function workerCount(classes: number): number {
   if (classes < PARALLEL_MIN_CLASSES || !import.meta.url.endsWith('.js')) return 1;
   const env = Number(process.env.KOMORIUM_WORKERS);
   if (Number.isInteger(env) && env >= 1) return env;
-  return Math.min(4, availableParallelism());
+  // Each worker compiles the whole pipeline again (V8's optimizing compiler: as much CPU time as
+  // the rewriting itself), and the main thread's compiler and GC threads need a core: on 2 cores,
+  // two workers took more wall time than none, and half again as much CPU time.
+  return Math.min(4, availableParallelism() - 1);
 }
 
 /**
