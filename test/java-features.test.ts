@@ -172,7 +172,7 @@ for (const release of RELEASES) {
       expect(interfacesOf('runtimesub/AbstractMeter')).toEqual(['runtimesub/Meter']);
       expect(interfacesOf('runtimesub/SizedList')).toEqual(['runtimesub/Sized']);
       const companion = ClassFile.parse(readZipEntry(b.instrumentedJar, 'runtimesub/Meter$$komoriumCalls.class')!, 'companion');
-      expect(companion.methods.map((m) => m.name + m.desc)).toEqual(['measure$komorium(ILkomorium/runtime/TC;[Lkomorium/runtime/MID;I)I']);
+      expect(companion.methods.map((m) => m.name + m.desc)).toEqual(['measure$komorium(ILkomorium/runtime/TC;[II)I']);
       // The interface itself is untouched: its reflection, proxies and lambdas see no new method.
       const meter = ClassFile.parse(readZipEntry(b.instrumentedJar, 'runtimesub/Meter.class')!, 'Meter');
       expect(meter.interfaces).toEqual([]);

@@ -159,21 +159,21 @@ const SOURCES: Record<string, string> = {
   'Sim.java': String.raw`
 import komorium.runtime.*;
 final class Sim {
-  static MID mid(String cls, String name) { return new MIDImpl(cls, name, "()V", cls + ".java", 1); }
+  static int mid(String cls, String name) { return MID.register(cls, name, "()V", cls + ".java", 1); }
   static void check(boolean ok, String what) { if (!ok) throw new AssertionError(what); }
   /** A non-leaf method: pushes m, then runs blocks of n bytecodes, each with a check. */
-  static int run(TC tc, MID[] stack, int sp, MID m, int blocks, int n) {
+  static int run(TC tc, int[] stack, int sp, int m, int blocks, int n) {
     sp = TC.push(stack, sp, m);
     for (int i = 0; i < blocks; i++) if ((tc.instrCounter -= n) <= 0) tc.triggerSampling(stack, sp);
     return sp;
   }
   /** A leaf method (§5.1): never pushes, hands its MID to triggerSamplingLeaf. */
-  static void leaf(TC tc, MID[] stack, int sp, MID m, int blocks, int n) {
+  static void leaf(TC tc, int[] stack, int sp, int m, int blocks, int n) {
     for (int i = 0; i < blocks; i++) if ((tc.instrCounter -= n) <= 0) tc.triggerSamplingLeaf(stack, sp, m);
   }
   /** A wrapper (contract "Method shapes") around run(). */
-  static void wrapper(MID m, int blocks, int n) {
-    TC tc = TC.getTC(); MID[] stack = tc.enter(); int sp = tc.enterSp;
+  static void wrapper(int m, int blocks, int n) {
+    TC tc = TC.getTC(); int[] stack = tc.enter(); int sp = tc.enterSp;
     run(tc, stack, sp, m, blocks, n);
     tc.exit(stack, sp);
   }
@@ -182,12 +182,12 @@ final class Sim {
   'TreeDriver.java': String.raw`
 import komorium.runtime.*;
 public class TreeDriver {
-  static final MID A = Sim.mid("Drv", "a"), A2 = Sim.mid("Drv", "a"), B = Sim.mid("Drv", "b"),
-      C = Sim.mid("Drv", "c"), L = Sim.mid("Drv", "leaf"), D = new MIDImpl("Drv", "d\tx\\y\nz", "()V", null, -1),
-      E = new MIDImpl("com.foo.Bar$In", "e\r\u0001\ud800x\ud83d\ude00", "(I)V", "Bar.java", 5),
-      E2 = new MIDImpl("com.foo.Bar$In", "e\r\u0001\ud800x\ud83d\ude00", "(I)V", null, -1);
+  static final int A = Sim.mid("Drv", "a"), A2 = Sim.mid("Drv", "a"), B = Sim.mid("Drv", "b"),
+      C = Sim.mid("Drv", "c"), L = Sim.mid("Drv", "leaf"), D = MID.register("Drv", "d\tx\\y\nz", "()V", null, -1),
+      E = MID.register("com.foo.Bar$In", "e\r\u0001\ud800x\ud83d\ude00", "(I)V", "Bar.java", 5),
+      E2 = MID.register("com.foo.Bar$In", "e\r\u0001\ud800x\ud83d\ude00", "(I)V", null, -1);
   public static void main(String[] args) {
-    TC tc = TC.getTC(); MID[] stack = tc.enter(); int sp = tc.enterSp;
+    TC tc = TC.getTC(); int[] stack = tc.enter(); int sp = tc.enterSp;
     Sim.run(tc, stack, sp, A, 30, 1);
     Sim.run(tc, stack, sp, A2, 10, 1);      // another identifier of the same method: merged
     int spB = TC.push(stack, sp, B);
@@ -206,8 +206,8 @@ public class TreeDriver {
   'TruncDriver.java': String.raw`
 import komorium.runtime.*;
 public class TruncDriver {
-  static final MID R = Sim.mid("Deep", "r"), LEAF = Sim.mid("Deep", "leaf");
-  static void r(TC tc, MID[] stack, int sp, int depth) {
+  static final int R = Sim.mid("Deep", "r"), LEAF = Sim.mid("Deep", "leaf");
+  static void r(TC tc, int[] stack, int sp, int depth) {
     sp = TC.push(stack, sp, R);
     if ((tc.instrCounter -= 10) <= 0) tc.triggerSampling(stack, sp);
     if (depth > 1) r(tc, stack, sp, depth - 1);
@@ -215,17 +215,17 @@ public class TruncDriver {
   }
   public static void main(String[] args) throws Exception {
     // push itself: never throws, keeps the innermost frame on top, marks the slot below.
-    MID[] s = new MID[4];
+    int[] s = new int[4];
     int sp = 0;
     for (int i = 0; i < 4; i++) sp = TC.push(s, sp, R);
     Sim.check(sp == 4 && s[2] == R, "a full stack is not truncated");
     sp = TC.push(s, sp, LEAF);
-    Sim.check(sp == 4 && s[3] == LEAF && s[2] == MIDImpl.TRUNCATED, "truncating push");
+    Sim.check(sp == 4 && s[3] == LEAF && s[2] == MID.TRUNCATED, "truncating push");
     sp = TC.push(s, sp, R);
-    Sim.check(sp == 4 && s[3] == R && s[2] == MIDImpl.TRUNCATED && s[1] == R, "push past the end");
+    Sim.check(sp == 4 && s[3] == R && s[2] == MID.TRUNCATED && s[1] == R, "push past the end");
     final int depth = Integer.parseInt(args[0]);
     Thread t = new Thread(null, () -> {
-      TC tc = TC.getTC(); MID[] stack = tc.enter();
+      TC tc = TC.getTC(); int[] stack = tc.enter();
       r(tc, stack, tc.enterSp, depth);
       tc.exit(stack, 0);
     }, "deep", 256L << 20);
@@ -240,18 +240,18 @@ public class PoolDriver {
   public static void main(String[] args) throws Exception {
     TC tc = TC.getTC();
     Sim.check(TC.getTC() == tc, "one context per thread");
-    MID[] a = tc.newStack(), b = tc.newStack(), c = tc.newStack();
+    int[] a = tc.newStack(), b = tc.newStack(), c = tc.newStack();
     Sim.check(a.length == 16 && a != b && b != c && a != c, "fresh stacks of komorium.stackSize");
     tc.releaseStack(a); tc.releaseStack(b); tc.releaseStack(c);   // pool holds 2: c is dropped
     Sim.check(tc.newStack() == b, "pool is LIFO");
     Sim.check(tc.newStack() == a, "pool is LIFO");
-    MID[] z = tc.newStack();
+    int[] z = tc.newStack();
     Sim.check(z != a && z != b && z != c, "a full pool drops stacks");
-    MID[] first = tc.enter();
+    int[] first = tc.enter();
     Sim.check(tc.enterSp == 0, "fresh entry starts at 0");
     tc.exit(first, 0);
     for (int i = 0; i < 1000; i++) {
-      MID[] s = tc.enter();
+      int[] s = tc.enter();
       Sim.check(s == first && tc.enterSp == 0, "wrappers reuse the pooled stack");
       tc.exit(s, 0);
     }
@@ -266,9 +266,9 @@ public class PoolDriver {
   'RandomDriver.java': String.raw`
 import komorium.runtime.*;
 public class RandomDriver {
-  static final MID M = Sim.mid("Rnd", "m");
+  static final int M = Sim.mid("Rnd", "m");
   static void work(String name) {
-    TC tc = TC.getTC(); MID[] stack = tc.enter(); int sp = TC.push(stack, tc.enterSp, M);
+    TC tc = TC.getTC(); int[] stack = tc.enter(); int sp = TC.push(stack, tc.enterSp, M);
     StringBuilder sb = new StringBuilder(name).append(':').append(' ').append(tc.instrCounter);
     for (int i = 0; i < 30; i++) {
       tc.instrCounter = 0;
@@ -292,7 +292,7 @@ public class RandomDriver {
   'FlushDriver.java': String.raw`
 import komorium.runtime.*;
 public class FlushDriver {
-  static final MID W = Sim.mid("Flush", "w");
+  static final int W = Sim.mid("Flush", "w");
   public static void main(String[] args) throws Exception {
     TC tc = TC.getTC();
     tc.instrCounter -= 5;
@@ -301,7 +301,7 @@ public class FlushDriver {
       t.start(); t.join();
     }
     Thread s = new Thread(() -> {
-      TC c = TC.getTC(); MID[] stack = c.enter();
+      TC c = TC.getTC(); int[] stack = c.enter();
       Sim.run(c, stack, 0, W, 1, 1000);   // one sample of 1000 bytecodes
       c.instrCounter -= 11;
       c.exit(stack, 0);
@@ -322,7 +322,7 @@ public class BadAgent implements SamplingProfiler, AgentLifecycle {
     if ("register0".equals(mode)) return 0;
     return 10;
   }
-  public synchronized int processSample(MID[] stack, int sp, int bytecodes) {
+  public synchronized int processSample(int[] stack, int sp, int bytecodes) {
     if (++calls == 3) {
       if ("throw".equals(mode)) throw new IllegalStateException("boom");
       if ("zero".equals(mode)) return 0;
@@ -336,7 +336,7 @@ public class BadAgent implements SamplingProfiler, AgentLifecycle {
   'FailDriver.java': String.raw`
 import komorium.runtime.*;
 public class FailDriver {
-  static final MID M = Sim.mid("Fail", "m");
+  static final int M = Sim.mid("Fail", "m");
   public static void main(String[] args) throws Exception {
     for (int k = 0; k < 3; k++) {
       Thread t = new Thread(() -> Sim.wrapper(M, 50, 10));
@@ -353,7 +353,7 @@ import komorium.runtime.*;
 public class SoeAgent implements SamplingProfiler, AgentLifecycle {
   int calls; long bytecodes;
   public int register(Thread t) { return 10; }
-  public synchronized int processSample(MID[] stack, int sp, int b) {
+  public synchronized int processSample(int[] stack, int sp, int b) {
     if (++calls == 2) throw new StackOverflowError();
     bytecodes += b;
     return 10;
@@ -364,7 +364,7 @@ public class SoeAgent implements SamplingProfiler, AgentLifecycle {
   'HookDriver.java': String.raw`
 import komorium.runtime.*;
 public class HookDriver {
-  static final MID M = Sim.mid("Hook", "m");
+  static final int M = Sim.mid("Hook", "m");
   public static void main(String[] args) {
     Runtime.getRuntime().addShutdownHook(new Thread(() -> System.exit(3)));
     Sim.wrapper(M, 100, 10);
@@ -375,7 +375,7 @@ public class HookDriver {
   'RaceDriver.java': String.raw`
 import komorium.runtime.*;
 public class RaceDriver {
-  static final MID M = Sim.mid("Race", "m"), N = Sim.mid("Race", "n");
+  static final int M = Sim.mid("Race", "m"), N = Sim.mid("Race", "n");
   public static void main(String[] args) throws Exception {
     Thread busy = new Thread(() -> { while (true) Sim.wrapper(N, 100, 10); });
     busy.setDaemon(true);
@@ -390,7 +390,7 @@ public class RaceDriver {
   'TermDriver.java': String.raw`
 import komorium.runtime.*;
 public class TermDriver {
-  static final MID M = Sim.mid("Term", "m");
+  static final int M = Sim.mid("Term", "m");
   public static void main(String[] args) throws Exception {
     Sim.wrapper(M, 100, 10);
     System.out.println("ready");
@@ -403,10 +403,10 @@ public class TermDriver {
 import java.util.*;
 import komorium.runtime.*;
 public class EnterDriver {
-  static final MID CALLER = Sim.mid("Cb", "caller"), CMP = Sim.mid("Cb", "compare"), INIT = Sim.mid("Cb", "<clinit>");
+  static final int CALLER = Sim.mid("Cb", "caller"), CMP = Sim.mid("Cb", "compare"), INIT = Sim.mid("Cb", "<clinit>");
   /** The wrapper of an instrumented compare(): what the JDK's sort calls back. */
   static int compareWrapper(Integer x, Integer y) {
-    TC tc = TC.getTC(); MID[] stack = tc.enter(); int sp = tc.enterSp;
+    TC tc = TC.getTC(); int[] stack = tc.enter(); int sp = tc.enterSp;
     Sim.run(tc, stack, sp, CMP, 1, 10);
     tc.exit(stack, sp);
     return x.compareTo(y);
@@ -414,30 +414,30 @@ public class EnterDriver {
   public static void main(String[] args) {
     TC tc = TC.getTC();
     // State machine of enter/exit.
-    MID[] s = tc.enter();
+    int[] s = tc.enter();
     Sim.check(tc.enterSp == 0 && tc.outSp == -1, "fresh");
     tc.outStack = s; tc.outSp = 3;                        // a call-out at sp 3
-    MID[] c = tc.enter();
+    int[] c = tc.enter();
     Sim.check(c == s && tc.enterSp == 3 && tc.outSp == -1, "a callback continues the caller's stack");
-    MID[] nested = tc.enter();                            // e.g. a <clinit> run by the callback
+    int[] nested = tc.enter();                            // e.g. a <clinit> run by the callback
     Sim.check(nested != s && tc.enterSp == 0, "a nested entry does not write over the callback's frames");
     tc.exit(nested, 0);
     Sim.check(tc.outSp == -1, "leaving a fresh entry clears the call-out");
     tc.exit(c, 3);
     Sim.check(tc.outStack == s && tc.outSp == 3, "leaving a callback restores the call-out");
-    MID[] again = tc.enter();
+    int[] again = tc.enter();
     Sim.check(again == s && tc.enterSp == 3, "the next callback of the same call-out continues too");
     tc.exit(again, 3);
     tc.outSp = -1;                                        // the call-out returned
     tc.outStack = s; tc.outSp = 0;                        // a call-out from a leaf with nothing pushed
-    MID[] z = tc.enter();
+    int[] z = tc.enter();
     Sim.check(tc.enterSp == 0, "outSp 0 is an empty context");
     tc.exit(z, 0);
     Sim.check(tc.outSp == -1, "cleared");
     tc.exit(s, 0);
 
     // Sampling through a callback: instrumented caller -> JDK sort -> instrumented compare.
-    MID[] stack = tc.enter(); int sp = tc.enterSp;
+    int[] stack = tc.enter(); int sp = tc.enterSp;
     sp = TC.push(stack, sp, CALLER);
     List<Integer> list = new ArrayList<>();
     for (int i = 0; i < 20; i++) list.add((i * 7) % 20);
@@ -454,11 +454,11 @@ public class EnterDriver {
 import komorium.runtime.*;
 /** An agent whose own code is instrumented: it calls "instrumented" helper code. */
 public class ReentrantAgent implements SamplingProfiler, AgentLifecycle {
-  static final MID HELP = Sim.mid("Agent", "help");
+  static final int HELP = Sim.mid("Agent", "help");
   int calls, depth, maxDepth;
   public ReentrantAgent() { Sim.wrapper(HELP, 5, 1000); }   // runs while TC is still initializing
   public int register(Thread t) { Sim.wrapper(HELP, 5, 1000); return 77; }
-  public synchronized int processSample(MID[] stack, int sp, int bytecodes) {
+  public synchronized int processSample(int[] stack, int sp, int bytecodes) {
     calls++; depth++;
     maxDepth = Math.max(maxDepth, depth);
     Sim.wrapper(HELP, 50, 1000);                             // would trigger at once if counted
@@ -471,7 +471,7 @@ public class ReentrantAgent implements SamplingProfiler, AgentLifecycle {
   'ReentrantDriver.java': String.raw`
 import komorium.runtime.*;
 public class ReentrantDriver {
-  static final MID M = Sim.mid("Re", "m");
+  static final int M = Sim.mid("Re", "m");
   public static void main(String[] args) {
     System.out.println("first=" + TC.getTC().instrCounter);
     Sim.wrapper(M, 77 * 10, 1);
@@ -482,9 +482,9 @@ public class ReentrantDriver {
   'StressDriver.java': String.raw`
 import komorium.runtime.*;
 public class StressDriver {
-  static final MID[] MS = new MID[8];
+  static final int[] MS = new int[8];
   static { for (int i = 0; i < MS.length; i++) MS[i] = Sim.mid("Stress", "m" + i); }
-  static void rec(TC tc, MID[] stack, int sp, int k, int n) {
+  static void rec(TC tc, int[] stack, int sp, int k, int n) {
     sp = TC.push(stack, sp, MS[k % MS.length]);
     for (int i = 0; i < 5; i++) if ((tc.instrCounter -= 1) <= 0) tc.triggerSampling(stack, sp);
     if (n > 0) { rec(tc, stack, sp, k * 3 + 1, n - 1); rec(tc, stack, sp, k + 5, n - 1); }
@@ -494,7 +494,7 @@ public class StressDriver {
     for (int t = 0; t < ts.length; t++) {
       final int seed = t;
       ts[t] = new Thread(() -> {
-        TC tc = TC.getTC(); MID[] stack = tc.enter();
+        TC tc = TC.getTC(); int[] stack = tc.enter();
         for (int r = 0; r < 20; r++) rec(tc, stack, 0, seed + r, 8);
         tc.exit(stack, 0);
       });
@@ -819,6 +819,6 @@ describe('the sampling slow path stays out of line', () => {
       const info = cf.methods.find((x) => x.name === name && (desc === undefined || x.desc === desc))!.attributes.find((a) => a.name === 'Code')!.info;
       return ((info[4]! << 24) | (info[5]! << 16) | (info[6]! << 8) | info[7]!) >>> 0;
     };
-    expect(length('sample', '([Lkomorium/runtime/MID;II)V')).toBeGreaterThan(325);
+    expect(length('sample', '([III)V')).toBeGreaterThan(325);
   });
 });

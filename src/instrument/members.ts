@@ -127,7 +127,7 @@ export function forwarderCode(cf: ClassFile, m: MemberInfo, mode: ForwardMode, c
   return code;
 }
 
-/** The frame at the entry of the extended method of `m`: its arguments, then TC, MID[] and int. */
+/** The frame at the entry of the extended method of `m`: its arguments, then TC, int[] and int. */
 export function extendedEntryFrame(cf: ClassFile, m: MemberInfo): Frame {
   const f = entryFrame(cf, m);
   return { locals: [...f.locals, ...RT.EXTRA_VTYPES], stack: [] };
@@ -156,9 +156,10 @@ export interface MidEntry {
 const CHUNK = 60_000;
 
 /**
- * `MIDImpl.forClass(className, sourceFile, "name\tdesc\tline\n…")` returns the identifiers of a
- * class in one call; each is stored in its static final field. One ldc per class instead of five
- * per method keeps <clinit> small and the constant pool short.
+ * `MID.forClass(className, sourceFile, "name\tdesc\tline\n…")` registers the methods of a class
+ * in one call and returns the first identifier; the others follow in order, and each is stored in
+ * its static final field. One ldc per class instead of five per method keeps <clinit> small and
+ * the constant pool short.
  */
 export function midInitCode(cf: ClassFile, owner: string, javaName: string, source: string | null, mids: MidEntry[]): Insn[] {
   const cp = cf.cp;
@@ -178,10 +179,10 @@ export function midInitCode(cf: ClassFile, owner: string, javaName: string, sour
       pushString(cp, javaName),
       pushString(cp, source),
       pushString(cp, packed),
-      invoke(cp, OP.INVOKESTATIC, RT.MID_IMPL, 'forClass', `(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;)[${RT.MID_DESC}`),
+      invoke(cp, OP.INVOKESTATIC, RT.MID, 'forClass', `(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;)${RT.MID_DESC}`),
     );
     for (let i = start; i < end; i++) {
-      out.push(op(OP.DUP), pushInt(cp, i - start), op(OP.AALOAD), field(cp, OP.PUTSTATIC, owner, mids[i].field, RT.MID_DESC));
+      out.push(op(OP.DUP), pushInt(cp, i - start), op(OP.IADD), field(cp, OP.PUTSTATIC, owner, mids[i].field, RT.MID_DESC));
     }
     out.push(op(OP.POP));
     start = end;

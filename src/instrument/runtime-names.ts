@@ -2,14 +2,14 @@
 export const RT = {
   TC: 'komorium/runtime/TC',
   MID: 'komorium/runtime/MID',
-  MID_IMPL: 'komorium/runtime/MIDImpl',
   TC_DESC: 'Lkomorium/runtime/TC;',
-  STACK_DESC: '[Lkomorium/runtime/MID;',
-  MID_DESC: 'Lkomorium/runtime/MID;',
+  /** The reified stack holds method identifiers as ints (no card mark, no array-store check). */
+  STACK_DESC: '[I',
+  MID_DESC: 'I',
   /** Appended to every extended method's argument list (seed 002 §4.1). */
-  EXTRA_ARGS: 'Lkomorium/runtime/TC;[Lkomorium/runtime/MID;I',
+  EXTRA_ARGS: 'Lkomorium/runtime/TC;[II',
   /** Verification types of the three extra arguments, in slot order. */
-  EXTRA_VTYPES: ['Lkomorium/runtime/TC;', '[Lkomorium/runtime/MID;', 'I'] as const,
+  EXTRA_VTYPES: ['Lkomorium/runtime/TC;', '[I', 'I'] as const,
   PACKAGE_PREFIX: 'komorium/runtime/',
   MID_FIELD_PREFIX: 'komorium$mid$',
   INTERFACE_HOLDER_SUFFIX: '$$komorium',
@@ -24,7 +24,7 @@ export const RT = {
   CLASS_METHOD_DESC: '()Ljava/lang/Class;',
 } as const;
 
-/** `m(A)R` → `m(A TC MID[] int)R`. */
+/** `m(A)R` → `m(A TC int[] int)R`. */
 export function extendDescriptor(desc: string): string {
   const close = desc.lastIndexOf(')');
   return desc.slice(0, close) + RT.EXTRA_ARGS + desc.slice(close);

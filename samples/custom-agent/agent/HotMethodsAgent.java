@@ -18,7 +18,7 @@ import komorium.runtime.SamplingProfiler;
  */
 public class HotMethodsAgent implements SamplingProfiler, AgentLifecycle {
     /** Samples per top-of-stack method; keyed by identifier, merged by name at exit. */
-    private final Map<MID, long[]> counts = new HashMap<MID, long[]>();
+    private final Map<Integer, long[]> counts = new HashMap<Integer, long[]>();
     private long samples;
     private long bytecodes;
     private final int granularity = Integer.getInteger("komorium.granularity", 10000);
@@ -29,7 +29,7 @@ public class HotMethodsAgent implements SamplingProfiler, AgentLifecycle {
     }
 
     @Override
-    public synchronized int processSample(MID[] stack, int sp, int executed) {
+    public synchronized int processSample(int[] stack, int sp, int executed) {
         // Only the top entry is read, and nothing of the array is kept after returning.
         if (sp > 0) {
             long[] c = counts.get(stack[sp - 1]);
@@ -49,8 +49,8 @@ public class HotMethodsAgent implements SamplingProfiler, AgentLifecycle {
         long total;
         long all;
         synchronized (this) {
-            for (Map.Entry<MID, long[]> e : counts.entrySet()) {
-                String name = String.valueOf(e.getKey());
+            for (Map.Entry<Integer, long[]> e : counts.entrySet()) {
+                String name = MID.toString(e.getKey());
                 Long old = byName.get(name);
                 byName.put(name, (old == null ? 0 : old) + e.getValue()[0]);
             }

@@ -29,7 +29,7 @@ public final class ExactAgent extends TreeAgent {
     }
 
     @Override
-    public int processSample(MID[] stack, int sp, int bytecodes) {
+    public int processSample(int[] stack, int sp, int bytecodes) {
         long b = Integer.toUnsignedLong(bytecodes);
         sp = clamp(stack, sp);
         synchronized (this) {

@@ -3,117 +3,102 @@ package komorium.runtime;
 /**
  * A node of the samples tree (seed 002, Figure 8): one calling context.
  *
- * <p>It implements {@link MID} so that {@link TreeAgent} can store it into a thread's reified
- * stack in place of the identifier it stands for, turning the stack into that thread's cache of
- * the path it resolved last (§6.2). The callee map is an open-addressing table keyed by the
- * identity of the callee's {@link MID}, with Fibonacci hashing on {@link MIDImpl}'s precomputed
- * hash: no boxing, no {@code equals} calls, usually one probe. Not thread-safe: the owning agent
- * synchronizes.
+ * <p>{@link TreeAgent} numbers its nodes and stores {@code ~index} into a thread's reified stack in
+ * place of the identifier a node stands for, turning the stack into that thread's cache of the
+ * path it resolved last (§6.2). The callee map is an open-addressing table keyed by method
+ * identifier, with Fibonacci hashing: no boxing, no {@code equals} calls, usually one probe. Not
+ * thread-safe: the owning agent synchronizes.
  */
-final class InvocationNode implements MID {
-    /** The method of this context; null for the root. */
-    final MID mid;
+final class InvocationNode {
+    /** The method identifier of this context ({@link MID}); -1 for the root. */
+    final int mid;
     final InvocationNode parent;
-    /** The root of the tree this node belongs to, to tell our nodes from another agent's. */
-    final InvocationNode root;
-    /** True if this context lies below a {@link MIDImpl#TRUNCATED} marker. */
+    /** This node's number in its agent's table; a stack slot holding {@code ~index} stands for it. */
+    final int index;
+    /** True if this context lies below a {@link MID#TRUNCATED} marker. */
     final boolean truncated;
     /** Samples (or bytecodes) whose stack ended exactly in this context. */
     long counter;
 
-    private MID[] keys;
+    /** Callee identifiers plus one: 0 marks a free slot. */
+    private int[] keys;
     private InvocationNode[] children;
     private int size;
     private int shift;
 
     /** Creates a root. */
-    InvocationNode() {
-        this.mid = null;
+    InvocationNode(int index) {
+        this.mid = -1;
         this.parent = null;
-        this.root = this;
+        this.index = index;
         this.truncated = false;
     }
 
-    private InvocationNode(MID mid, InvocationNode parent) {
+    private InvocationNode(int mid, InvocationNode parent, int index) {
         this.mid = mid;
         this.parent = parent;
-        this.root = parent.root;
-        this.truncated = parent.truncated || mid == MIDImpl.TRUNCATED;
+        this.index = index;
+        this.truncated = parent.truncated || mid == MID.TRUNCATED;
     }
 
-    private static int hash(MID m) {
-        return m instanceof MIDImpl ? ((MIDImpl) m).hash : System.identityHashCode(m) * 0x9E3779B9;
+    /** Weyl hashing of consecutive identifiers spreads them over any power-of-two table. */
+    private int slot(int key) {
+        return (key * 0x9E3779B9) >>> shift;
     }
 
     /** The child for callee {@code m}, or null when it has none yet. */
-    InvocationNode callee(MID m) {
-        MID[] k = keys;
+    InvocationNode callee(int m) {
+        int[] k = keys;
         if (k == null) {
             return null;
         }
+        int key = m + 1;
         int mask = k.length - 1;
-        for (int i = hash(m) >>> shift; ; i = (i + 1) & mask) {
-            if (k[i] == m) {
+        for (int i = slot(key); ; i = (i + 1) & mask) {
+            if (k[i] == key) {
                 return children[i];
             }
-            if (k[i] == null) {
+            if (k[i] == 0) {
                 return null;
             }
         }
     }
 
-    /** The child for callee {@code m}, created on first use (Figure 8's getOrCreateCallee). */
-    InvocationNode getOrCreateCallee(MID m) {
-        MID[] k = keys;
-        if (k == null) {
-            k = keys = new MID[4];
+    /** Adds the child for callee {@code m}, which it must not have yet, numbered {@code index}. */
+    InvocationNode addCallee(int m, int index) {
+        if (keys == null) {
+            keys = new int[4];
             children = new InvocationNode[4];
             shift = 30;
-        }
-        int mask = k.length - 1;
-        int i = hash(m) >>> shift;
-        for (;;) {
-            MID key = k[i];
-            if (key == m) {
-                return children[i];
-            }
-            if (key == null) {
-                break;
-            }
-            i = (i + 1) & mask;
-        }
-        InvocationNode n = new InvocationNode(m, this);
-        if (2 * (size + 1) > k.length) {
+        } else if (2 * (size + 1) > keys.length) {
             grow();
-            insert(m, n);
-        } else {
-            k[i] = m;
-            children[i] = n;
         }
+        InvocationNode n = new InvocationNode(m, this, index);
+        insert(m + 1, n);
         size++;
         return n;
     }
 
     private void grow() {
-        MID[] oldKeys = keys;
+        int[] oldKeys = keys;
         InvocationNode[] oldChildren = children;
-        keys = new MID[oldKeys.length * 2];
+        keys = new int[oldKeys.length * 2];
         children = new InvocationNode[oldKeys.length * 2];
         shift--;
         for (int j = 0; j < oldKeys.length; j++) {
-            if (oldKeys[j] != null) {
+            if (oldKeys[j] != 0) {
                 insert(oldKeys[j], oldChildren[j]);
             }
         }
     }
 
-    private void insert(MID m, InvocationNode n) {
+    private void insert(int key, InvocationNode n) {
         int mask = keys.length - 1;
-        int i = hash(m) >>> shift;
-        while (keys[i] != null) {
+        int i = slot(key);
+        while (keys[i] != 0) {
             i = (i + 1) & mask;
         }
-        keys[i] = m;
+        keys[i] = key;
         children[i] = n;
     }
 
@@ -129,6 +114,6 @@ final class InvocationNode implements MID {
 
     @Override
     public String toString() {
-        return mid == null ? "<root>" : String.valueOf(mid);
+        return mid < 0 ? "<root>" : MID.toString(mid);
     }
 }

@@ -1,13 +1,157 @@
 package komorium.runtime;
 
 /**
- * A method identifier: one element of a reified call stack (seed 002, §3.1, Figure 1).
+ * A method identifier (seed 002, §3.1, Figure 1). Reified stacks hold identifiers as {@code int}s,
+ * not as objects: storing an object reference into an array costs the JIT a GC card mark and an
+ * array-store type check on every method entry, an {@code int} store costs neither
+ * (BENCHMARKS.md, "Optimizations tried"). This class maps each {@code int} to the method it names.
  *
- * <p>This is a marker interface. The instrumented program only ever stores instances of
- * {@link MIDImpl} into reified stacks (one per instrumented method, created by the class's static
- * initializer). A profiling agent may store its own implementations into the part of the stack
- * it was given, as {@link SamplingAgent} does with the nodes of its samples tree (§6.2), because
- * the program never reads the stack back.
+ * <p>The static initializer of every instrumented class registers its methods in one call to
+ * {@link #forClass} and keeps their numbers in static final fields. An identifier names a method
+ * by strings only and holds no {@code Class}, so profiling never keeps a class loader alive. The
+ * same method loaded by two class loaders gets two identifiers; the profile writer merges them by
+ * name. Identifiers are never reused, and this class is safe to use from any thread.
  */
-public interface MID {
+public final class MID {
+    /** The value of a stack slot nothing was written to (a correct transform never reads one). */
+    public static final int UNKNOWN = 0;
+
+    /**
+     * Stands for the frames that did not fit into a reified stack of {@code komorium.stackSize}
+     * slots: once a stack is full, {@link TC#push} keeps overwriting its top slot with the
+     * innermost method and stores this marker in the slot below, so a sample of a too-deep stack
+     * reads {@code outer frames…, <truncated>, innermost method}. (The built-in agents record such
+     * a sample in the context {@code outer frames…, <truncated>}, as docs/profile-format.md asks.)
+     */
+    public static final int TRUNCATED = 1;
+
+    private static final Object LOCK = new Object();
+    /** Identifier to method; published by a volatile write after the entries are set. */
+    private static volatile MID[] table = new MID[1024];
+    private static int count;
+
+    static {
+        register("<unknown>", "<unknown>", "()V", null, -1);
+        register("<truncated>", "<truncated>", "()V", null, -1);
+    }
+
+    private final int id;
+    private final String className;
+    private final String methodName;
+    private final String descriptor;
+    private final String sourceFile;
+    private final int firstLine;
+
+    private MID(int id, String className, String methodName, String descriptor, String sourceFile, int firstLine) {
+        this.id = id;
+        this.className = className == null ? "" : className;
+        this.methodName = methodName == null ? "" : methodName;
+        this.descriptor = descriptor == null ? "" : descriptor;
+        this.sourceFile = sourceFile;
+        this.firstLine = firstLine;
+    }
+
+    /**
+     * Registers one method and returns its identifier.
+     *
+     * @param className  binary name as {@code Class.getName()} returns it, e.g. {@code com.foo.Bar}
+     * @param methodName method name, {@code <init>} or {@code <clinit>} included
+     * @param descriptor JVM method descriptor, e.g. {@code (I)V}
+     * @param sourceFile the class's SourceFile attribute, or {@code null}
+     * @param firstLine  the method's first line number, or {@code -1}
+     */
+    public static int register(String className, String methodName, String descriptor, String sourceFile, int firstLine) {
+        synchronized (LOCK) {
+            MID[] t = table;
+            int id = count;
+            if (id == t.length) {
+                if (id == Integer.MAX_VALUE) {
+                    return UNKNOWN;
+                }
+                MID[] bigger = new MID[(int) Math.min(Integer.MAX_VALUE, 2L * id)];
+                System.arraycopy(t, 0, bigger, 0, id);
+                t = bigger;
+            }
+            t[id] = new MID(id, className, methodName, descriptor, sourceFile, firstLine);
+            count = id + 1;
+            table = t;
+            return id;
+        }
+    }
+
+    /**
+     * Registers the methods of one class in a single call from its static initializer: one
+     * {@code ldc} of a packed string per class instead of five constants per method keeps
+     * {@code <clinit>} and the constant pool small.
+     *
+     * @param className binary name as {@code Class.getName()} returns it
+     * @param sourceFile the class's SourceFile attribute, or {@code null}
+     * @param packed one line per method: {@code name TAB descriptor TAB firstLine NEWLINE}
+     * @return the identifier of the first method; the others follow in the order of the lines
+     */
+    public static int forClass(String className, String sourceFile, String packed) {
+        synchronized (LOCK) {
+            int first = -1;
+            for (int start = 0; start < packed.length(); ) {
+                int tab1 = packed.indexOf('\t', start);
+                int tab2 = packed.indexOf('\t', tab1 + 1);
+                int end = packed.indexOf('\n', tab2 + 1);
+                int id = register(className, packed.substring(start, tab1), packed.substring(tab1 + 1, tab2),
+                        sourceFile, Integer.parseInt(packed.substring(tab2 + 1, end)));
+                if (first < 0) {
+                    first = id;
+                }
+                start = end + 1;
+            }
+            return first < 0 ? UNKNOWN : first;
+        }
+    }
+
+    /** The method {@code id} names, or null when {@code id} is not an identifier. */
+    public static MID get(int id) {
+        MID[] t = table;
+        return id >= 0 && id < t.length ? t[id] : null;
+    }
+
+    /** This identifier: {@code MID.get(m.id()) == m}. */
+    public int id() {
+        return id;
+    }
+
+    /** The binary class name, e.g. {@code com.foo.Bar} or {@code com.foo.Bar$Inner}. */
+    public String getClassName() {
+        return className;
+    }
+
+    /** The method name. */
+    public String getMethodName() {
+        return methodName;
+    }
+
+    /** The JVM method descriptor, e.g. {@code (Ljava/lang/String;)I}. */
+    public String getDescriptor() {
+        return descriptor;
+    }
+
+    /** The source file name from the class file, or {@code null} when the class has none. */
+    public String getSourceFile() {
+        return sourceFile;
+    }
+
+    /** The first line number of the method, or {@code -1} when unknown. */
+    public int getFirstLine() {
+        return firstLine;
+    }
+
+    /** {@code com.foo.Bar.baz(I)V}. */
+    @Override
+    public String toString() {
+        return className + "." + methodName + descriptor;
+    }
+
+    /** {@code toString()} of the method {@code id} names, or {@code <unknown id>}. */
+    public static String toString(int id) {
+        MID m = get(id);
+        return m != null ? m.toString() : "<unknown " + id + ">";
+    }
 }

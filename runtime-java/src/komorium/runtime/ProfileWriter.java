@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -167,7 +166,7 @@ final class ProfileWriter {
         s.truncated = agent.truncatedSamples;
 
         // 1. Merge into a tree keyed by method name (not identifier instance), in preorder.
-        Map<MID, MethodKey> byMid = new IdentityHashMap<MID, MethodKey>();
+        Map<Integer, MethodKey> byMid = new HashMap<Integer, MethodKey>();
         Map<MethodKey, MethodKey> interned = new HashMap<MethodKey, MethodKey>();
         Node root = new Node(null, null);
         List<Node> preorder = new ArrayList<Node>();
@@ -261,18 +260,18 @@ final class ProfileWriter {
         return s;
     }
 
-    private static MethodKey methodKey(MID mid, Map<MID, MethodKey> byMid, Map<MethodKey, MethodKey> interned) {
+    private static MethodKey methodKey(int mid, Map<Integer, MethodKey> byMid, Map<MethodKey, MethodKey> interned) {
         MethodKey k = byMid.get(mid);
         if (k != null) {
             return k;
         }
-        if (mid instanceof MIDImpl) {
-            MIDImpl m = (MIDImpl) mid;
+        MID m = MID.get(mid);
+        if (m != null) {
             k = new MethodKey(internalName(m.getClassName()), orUnknown(m.getMethodName()), orVoid(m.getDescriptor()),
                     m.getSourceFile(), m.getFirstLine());
         } else {
-            // A custom MID: its string form is all we know.
-            k = new MethodKey(internalName(String.valueOf(mid)), "<unknown>", "()V", null, -1);
+            // A number no class registered (a program that drives an agent with its own stacks).
+            k = new MethodKey(internalName(MID.toString(mid)), "<unknown>", "()V", null, -1);
         }
         MethodKey canonical = interned.get(k);
         if (canonical == null) {

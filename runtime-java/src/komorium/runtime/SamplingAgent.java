@@ -63,7 +63,7 @@ public final class SamplingAgent extends TreeAgent {
     }
 
     @Override
-    public int processSample(MID[] stack, int sp, int bytecodes) {
+    public int processSample(int[] stack, int sp, int bytecodes) {
         int next = granularity;
         if (random > 0) {
             SplitMix g = generators.get();

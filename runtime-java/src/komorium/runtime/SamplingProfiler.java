@@ -61,20 +61,22 @@ public interface SamplingProfiler {
     /**
      * Processes one sample of the calling thread's reified call stack.
      *
-     * <p>{@code stack[i]} for {@code 0 <= i < sp} is the i-th frame: {@code stack[0]} is the
-     * outermost instrumented frame the runtime knows of, {@code stack[sp - 1]} the method that is
-     * executing now. The entries are normally {@link MIDImpl}s. Frames of uninstrumented code (the
-     * JDK, native methods) do not appear: when such code calls back into instrumented code, the
-     * callback continues the caller's stack when the runtime can tell who called out, or starts a
-     * fresh one. When the real stack is deeper than the array, the array is full
-     * ({@code sp == stack.length}), {@code stack[sp - 1]} is the innermost method and
-     * {@code stack[sp - 2]} is {@link MIDImpl#TRUNCATED}. {@code sp} may be 0 (no known frame).
+     * <p>{@code stack[i]} for {@code 0 <= i < sp} is the i-th frame, as a method identifier
+     * ({@link MID#get}{@code (stack[i])} names the method): {@code stack[0]} is the outermost
+     * instrumented frame the runtime knows of, {@code stack[sp - 1]} the method that is executing
+     * now. Frames of uninstrumented code (the JDK, native methods) do not appear: when such code
+     * calls back into instrumented code, the callback continues the caller's stack when the
+     * runtime can tell who called out, or starts a fresh one. When the real stack is deeper than
+     * the array, the array is full ({@code sp == stack.length}), {@code stack[sp - 1]} is the
+     * innermost method and {@code stack[sp - 2]} is {@link MID#TRUNCATED}. {@code sp} may be 0 (no
+     * known frame).
      *
      * <p>The array belongs to the calling thread and is reused for its next frames as soon as this
      * method returns: do not keep a reference to it, copy what you need. The program only ever
-     * writes to it, so an agent may replace entries below {@code sp} with its own {@link MID}
-     * objects (e.g. a cache of the path it already resolved, as {@link SamplingAgent} does); entries
-     * that the program later overwrites simply belong to newer frames.
+     * writes identifiers ({@code >= 0}) to it, so an agent may replace entries below {@code sp}
+     * with negative numbers of its own (e.g. a cache of the path it already resolved, as
+     * {@link SamplingAgent} does); entries that the program later overwrites simply belong to newer
+     * frames.
      *
      * @param stack     the calling thread's reified stack; valid from 0 to {@code sp - 1}
      * @param sp        the stack pointer: number of valid entries, {@code 0 <= sp <= stack.length}
@@ -89,5 +91,5 @@ public interface SamplingProfiler {
      *         calls this method again; must be {@code > 0}. Returning a varying value (e.g. a
      *         constant plus a small random number, §7.1) avoids sampling in lock-step with loops.
      */
-    int processSample(MID[] stack, int sp, int bytecodes);
+    int processSample(int[] stack, int sp, int bytecodes);
 }

@@ -57,7 +57,7 @@ public final class TC {
      * outSp = sp}, and {@code outSp = -1} after the call returns. {@link #enter} continues this
      * stack so that callbacks keep the caller's calling context.
      */
-    public MID[] outStack;
+    public int[] outStack;
 
     /** See {@link #outStack}; -1 when no call-out is in progress. */
     public int outSp = -1;
@@ -66,7 +66,7 @@ public final class TC {
     public int enterSp;
 
     /** Pool of reified stacks (§3.2), used as a stack. */
-    private final MID[][] pool = new MID[MAX_STACKS][];
+    private final int[][] pool = new int[MAX_STACKS][];
     private int pooled;
 
     final Thread thread;
@@ -122,8 +122,8 @@ public final class TC {
      * agent is reading it), so it takes fresh stacks from the pool, and it never samples. Returns what
      * the agent returned, or 0 with {@link #agentFailure} set when it threw.
      */
-    private int callAgent(SamplingProfiler p, MID[] stack, int sp, int executed) {
-        MID[] savedOut = outStack;
+    private int callAgent(SamplingProfiler p, int[] stack, int sp, int executed) {
+        int[] savedOut = outStack;
         int savedOutSp = outSp;
         outSp = -1;
         inAgent = true;
@@ -141,17 +141,17 @@ public final class TC {
     }
 
     /** Returns a reified stack, from the pool if possible. */
-    public MID[] newStack() {
+    public int[] newStack() {
         if (pooled == 0) {
-            return new MID[STACK_SIZE];
+            return new int[STACK_SIZE];
         }
-        MID[] s = pool[--pooled];
+        int[] s = pool[--pooled];
         pool[pooled] = null;
         return s;
     }
 
     /** Returns a reified stack that is no longer used to the pool, unless the pool is full. */
-    public void releaseStack(MID[] stack) {
+    public void releaseStack(int[] stack) {
         if (pooled < pool.length && stack != null) {
             pool[pooled++] = stack;
         }
@@ -160,9 +160,9 @@ public final class TC {
     /**
      * Pushes {@code mid} and returns the new stack pointer. Never fails: when the stack is full,
      * the top slot is overwritten with {@code mid}, the slot below it becomes
-     * {@link MIDImpl#TRUNCATED}, and the stack pointer stays at {@code stack.length}.
+     * {@link MID#TRUNCATED}, and the stack pointer stays at {@code stack.length}.
      */
-    public static int push(MID[] stack, int sp, MID mid) {
+    public static int push(int[] stack, int sp, int mid) {
         if (sp < stack.length) {
             stack[sp] = mid;
             return sp + 1;
@@ -171,10 +171,10 @@ public final class TC {
     }
 
     // Out of line so that push stays small enough to be inlined everywhere.
-    private static int truncate(MID[] stack, MID mid) {
+    private static int truncate(int[] stack, int mid) {
         int top = stack.length - 1;
         if (top > 0) {
-            stack[top - 1] = MIDImpl.TRUNCATED;
+            stack[top - 1] = MID.TRUNCATED;
         }
         stack[top] = mid;
         return stack.length;
@@ -188,21 +188,21 @@ public final class TC {
      */
 
     /** A granularity check that fired: {@code counter} is the method's local counter; returns the new one. */
-    public static int sample(TC tc, int counter, MID[] stack, int sp) {
+    public static int sample(TC tc, int counter, int[] stack, int sp) {
         tc.instrCounter = counter;
         tc.triggerSampling(stack, sp);
         return tc.instrCounter;
     }
 
     /** {@link #sample} for leaf methods (§5.1). */
-    public static int sampleLeaf(TC tc, int counter, MID[] stack, int sp, MID mid) {
+    public static int sampleLeaf(TC tc, int counter, int[] stack, int sp, int mid) {
         tc.instrCounter = counter;
         tc.triggerSamplingLeaf(stack, sp, mid);
         return tc.instrCounter;
     }
 
     /** Before a call out of instrumented code: publishes the counter and the reified stack for callbacks. */
-    public static void callOut(TC tc, int counter, MID[] stack, int sp) {
+    public static void callOut(TC tc, int counter, int[] stack, int sp) {
         tc.instrCounter = counter;
         tc.outStack = stack;
         tc.outSp = sp;
@@ -229,7 +229,7 @@ public final class TC {
     }
 
     /** The slow path of a granularity check (§4.2): calls the agent with the current stack. */
-    public void triggerSampling(MID[] stack, int sp) {
+    public void triggerSampling(int[] stack, int sp) {
         sample(stack, sp, gran - instrCounter);
     }
 
@@ -237,7 +237,7 @@ public final class TC {
      * The slow path of a granularity check in a leaf method (§5.1, Figure 5): a leaf method does
      * not push its identifier on entry, so it is pushed here, which is idempotent.
      */
-    public void triggerSamplingLeaf(MID[] stack, int sp, MID mid) {
+    public void triggerSamplingLeaf(int[] stack, int sp, int mid) {
         int executed = gran - instrCounter;
         if (profiler != null && !inAgent) {
             sp = push(stack, sp, mid);
@@ -253,7 +253,7 @@ public final class TC {
      * most FreqInlineSize bytecodes (325 on every JVM 8+) and has no inlining hint for
      * application classes, so this method is kept longer than that: see {@link #pad}.
      */
-    private void sample(MID[] stack, int sp, int executed) {
+    private void sample(int[] stack, int sp, int executed) {
         if (pad) {
             // Never runs (see above); test/runtime.test.ts checks the length.
             long x = executed;
@@ -284,7 +284,15 @@ public final class TC {
         int previousGran = gran;
         // The counter is reset before the call so that code the agent runs never triggers.
         instrCounter = gran = Integer.MAX_VALUE;
-        int next = callAgent(p, stack, sp, executed);
+        int next;
+        try {
+            next = callAgent(p, stack, sp, executed);
+        } catch (StackOverflowError e) {
+            // Too deep even to enter callAgent: like an overflow in the agent. Left uncaught, it
+            // would leave the counter reset above, and this thread would never sample again.
+            agentFailure = e;
+            next = 0;
+        }
         Throwable failure = agentFailure;
         if (failure == null && next > 0) {
             instrCounter = gran = next;
@@ -322,7 +330,7 @@ public final class TC {
      * ({@link #outSp} {@code > 0}), continues that stack at {@code outSp} so the callback keeps
      * its calling context; otherwise takes a fresh stack from the pool. Sets {@link #enterSp}.
      */
-    public MID[] enter() {
+    public int[] enter() {
         int sp = outSp;
         if (sp > 0) {
             // Cleared so that a nested entry that is not a callback of this call-out (a class
@@ -343,7 +351,7 @@ public final class TC {
      * or releases a fresh stack to the pool. (After an exception it is not called; the stack is
      * then left to the garbage collector, as in §4.4.)
      */
-    public void exit(MID[] stack, int sp) {
+    public void exit(int[] stack, int sp) {
         if (sp > 0) {
             outStack = stack;
             outSp = sp;

@@ -10,11 +10,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * once at exit.
  */
 abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
-    /** Stands for a reified-stack slot that holds no identifier (which a correct transform never leaves). */
-    static final MIDImpl UNKNOWN = new MIDImpl("<unknown>", "<unknown>", "()V", null, -1);
-
     /** Root of the samples tree. Guarded by {@code this}, like every mutable field below. */
-    final InvocationNode root = new InvocationNode();
+    final InvocationNode root = new InvocationNode(0);
+    /** Every node by its index; a stack slot holding {@code ~i} stands for {@code nodes[i]}. */
+    private InvocationNode[] nodes = {root};
+    private int nodeCount = 1;
     /** Approximate executed bytecodes of all threads (§7.2). */
     long totalBytecodes;
     /** Samples whose stack was truncated. */
@@ -47,46 +47,64 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
 
     /**
      * The node for {@code stack[0..sp)}, created as needed; {@code 0 < sp <= stack.length}.
-     * Replaces the resolved entries of the stack by their nodes, so that the next sample of this
-     * thread only resolves the frames above the topmost node (seed 002, Figure 9). A truncated
-     * stack ({@code outer…, <truncated>, innermost}) counts in the context {@code outer…,
-     * <truncated>}: the profile format makes the marker the innermost frame, so that it is a leaf
-     * under the deepest frame that was kept. Caller holds the lock.
+     * Replaces the resolved entries of the stack by {@code ~index} of their nodes, so that the next
+     * sample of this thread only resolves the frames above the topmost node (seed 002, Figure 9).
+     * A truncated stack ({@code outer…, <truncated>, innermost}) counts in the context {@code
+     * outer…, <truncated>}: the profile format makes the marker the innermost frame, so that it is
+     * a leaf under the deepest frame that was kept. Caller holds the lock.
      */
-    final InvocationNode context(MID[] stack, int sp) {
+    final InvocationNode context(int[] stack, int sp) {
         if (sp == stack.length && sp >= 2 && isTruncationMarker(stack[sp - 2])) {
             sp--;
         }
         int i = sp - 1;
-        MID top = stack[i];
-        if (top instanceof InvocationNode && ((InvocationNode) top).root == root) {
-            return (InvocationNode) top;
+        InvocationNode top = node(stack[i]);
+        if (top != null) {
+            return top;
         }
         InvocationNode n = root;
         for (; i > 0; --i) {
-            MID m = stack[i - 1];
-            if (m instanceof InvocationNode && ((InvocationNode) m).root == root) {
-                n = (InvocationNode) m;
+            InvocationNode cached = node(stack[i - 1]);
+            if (cached != null) {
+                n = cached;
                 break;
             }
         }
         for (; i < sp; ++i) {
-            MID m = key(stack[i]);
-            InvocationNode c = n.callee(m);
+            int m = stack[i];
+            InvocationNode c = n.callee(m < 0 ? MID.UNKNOWN : m);
             if (c == null) {
                 if (contexts >= maxContexts) {
                     // The tree is full: the sample counts under the deepest frame it already has.
                     // The frames above stay unresolved, so each such sample walks them again.
                     tooMany();
-                    return n.getOrCreateCallee(MIDImpl.TRUNCATED);
+                    InvocationNode t = n.callee(MID.TRUNCATED);
+                    return t != null ? t : add(n, MID.TRUNCATED);
                 }
-                c = n.getOrCreateCallee(m);
+                c = add(n, m < 0 ? MID.UNKNOWN : m);
                 contexts++;
             }
             n = c;
-            stack[i] = n;
+            stack[i] = ~n.index;
         }
         return n;
+    }
+
+    /** The node a stack entry stands for, or null when it holds a method identifier. */
+    private InvocationNode node(int entry) {
+        int index = ~entry;
+        return index >= 0 && index < nodeCount ? nodes[index] : null;
+    }
+
+    private InvocationNode add(InvocationNode parent, int m) {
+        if (nodeCount == nodes.length) {
+            InvocationNode[] bigger = new InvocationNode[nodeCount * 2];
+            System.arraycopy(nodes, 0, bigger, 0, nodeCount);
+            nodes = bigger;
+        }
+        InvocationNode c = parent.addCallee(m, nodeCount);
+        nodes[nodeCount++] = c;
+        return c;
     }
 
     private void tooMany() {
@@ -99,20 +117,13 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
         }
     }
 
-    private static boolean isTruncationMarker(MID m) {
-        return m == MIDImpl.TRUNCATED || (m instanceof InvocationNode && ((InvocationNode) m).mid == MIDImpl.TRUNCATED);
-    }
-
-    private static MID key(MID m) {
-        if (m == null) {
-            return UNKNOWN;
-        }
-        // A node of another agent's tree (a stack reused across agents, e.g. in tests): its method.
-        return m instanceof InvocationNode ? key(((InvocationNode) m).mid) : m;
+    private boolean isTruncationMarker(int entry) {
+        InvocationNode n = node(entry);
+        return entry == MID.TRUNCATED || (n != null && n.mid == MID.TRUNCATED);
     }
 
     /** Clamps a stack pointer given by a caller into the array. */
-    static int clamp(MID[] stack, int sp) {
+    static int clamp(int[] stack, int sp) {
         return sp > stack.length ? stack.length : sp;
     }
 

@@ -3,7 +3,7 @@
  * profile itself, in pure Java (Java 8, java.base only), after Komorium (Binder 2006).
  *
  * <ul>
- * <li>{@link komorium.runtime.TC}, {@link komorium.runtime.MID}, {@link komorium.runtime.MIDImpl}:
+ * <li>{@link komorium.runtime.TC} and {@link komorium.runtime.MID}:
  * the thread context and the method identifiers the instrumented code calls and pushes
  * (docs/runtime-contract.md).</li>
  * <li>{@link komorium.runtime.SamplingProfiler} and {@link komorium.runtime.AgentLifecycle}: the
