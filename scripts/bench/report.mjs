@@ -320,6 +320,7 @@ export function writeReport(results, { md, figures }) {
   L.push('npm run bench -- --quick               # smoke run in minutes: 1 repetition, 3 granularities');
   L.push('npm run bench -- --workloads rhino,h2 --reps 3 --granularities 1000,10000');
   L.push('node scripts/bench.mjs --report-only   # this page and the figures again from bench-results.json');
+  L.push("node scripts/ab.mjs --reps 5 old='java …' new='java …'   # an A/B of one change, as in Optimizations tried");
   L.push('```');
   L.push('');
   L.push('The workloads are installed by `scripts/install-bench-deps.sh` (Debian packages, esprima and lodash from npm); run artefacts (instrumented jars, profiles, JFR recordings) stay in `.cache/bench/work/<workload>/`. ' +

@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+// A/B timing for the "Optimizations tried" table of BENCHMARKS.md: runs shell commands
+// interleaved, the order rotated every repetition (this machine is shared and noisy), and prints
+// each one's median wall time and its ratio to the first command's median.
+//
+//   node scripts/ab.mjs --reps 5 \
+//     base='java -cp /usr/share/java/sunflow.jar:.cache/bench/drivers SunflowRender scene.sc out.png' \
+//     none='java -Dkomorium.agent=none -cp sunflow-komorium.jar:.cache/bench/drivers SunflowRender scene.sc out.png'
+//
+// Each command runs through `sh -c` in a fresh temporary directory; its output is discarded, and a
+// non-zero exit stops the comparison (a run that failed is not a time).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const args = process.argv.slice(2);
+let reps = 5;
+const configs = [];
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === '--reps') reps = Number(args[++i]);
+  else {
+    const eq = args[i].indexOf('=');
+    if (eq <= 0) throw new Error(`expected NAME=COMMAND, got ${args[i]}`);
+    configs.push({ name: args[i].slice(0, eq), cmd: args[i].slice(eq + 1), times: [] });
+  }
+}
+if (configs.length === 0 || !(reps >= 1)) {
+  console.error('usage: node scripts/ab.mjs [--reps N] NAME=COMMAND...');
+  process.exit(2);
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+for (let r = 0; r < reps; r++) {
+  for (let k = 0; k < configs.length; k++) {
+    const c = configs[(k + r) % configs.length];
+    const dir = mkdtempSync(join(tmpdir(), 'komorium-ab-'));
+    const start = process.hrtime.bigint();
+    const res = spawnSync('sh', ['-c', c.cmd], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+    rmSync(dir, { recursive: true, force: true });
+    if (res.status !== 0) {
+      console.error(`${c.name} exited with ${res.status ?? res.signal}:\n${res.stderr}`);
+      process.exit(1);
+    }
+    c.times.push(seconds);
+    console.error(`rep ${r + 1}/${reps} ${c.name} ${seconds.toFixed(2)} s`);
+  }
+}
+const first = median(configs[0].times);
+for (const c of configs) {
+  const m = median(c.times);
+  console.log(`${c.name.padEnd(12)} median ${m.toFixed(2)} s of ${c.times.length}  ${(m / first).toFixed(3)}×  (${c.times.map((t) => t.toFixed(2)).join(' ')})`);
+}
