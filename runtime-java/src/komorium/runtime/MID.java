@@ -10,7 +10,7 @@ package komorium.runtime;
  * {@link #forClass} and keeps their numbers in static final fields. An identifier names a method
  * by strings only and holds no {@code Class}, so profiling never keeps a class loader alive. The
  * same method loaded by two class loaders gets two identifiers; the profile writer merges them by
- * name. Identifiers are never reused, so the names of a method stay here (about 100 bytes) after
+ * name. Identifiers are never reused, so the names of a method stay here (about 200 bytes) after
  * its class is unloaded: a program that loads the same instrumented classes again and again in
  * new class loaders grows this table by that much per method and load. This class is safe to use
  * from any thread.
