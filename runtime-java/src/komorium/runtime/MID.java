@@ -38,15 +38,13 @@ public final class MID {
         register("<truncated>", "<truncated>", "()V", null, -1);
     }
 
-    private final int id;
     private final String className;
     private final String methodName;
     private final String descriptor;
     private final String sourceFile;
     private final int firstLine;
 
-    private MID(int id, String className, String methodName, String descriptor, String sourceFile, int firstLine) {
-        this.id = id;
+    private MID(String className, String methodName, String descriptor, String sourceFile, int firstLine) {
         this.className = className == null ? "" : className;
         this.methodName = methodName == null ? "" : methodName;
         this.descriptor = descriptor == null ? "" : descriptor;
@@ -75,7 +73,7 @@ public final class MID {
                 System.arraycopy(t, 0, bigger, 0, id);
                 t = bigger;
             }
-            t[id] = new MID(id, className, methodName, descriptor, sourceFile, firstLine);
+            t[id] = new MID(className, methodName, descriptor, sourceFile, firstLine);
             count = id + 1;
             table = t;
             return id;
@@ -114,11 +112,6 @@ public final class MID {
     public static MID get(int id) {
         MID[] t = table;
         return id >= 0 && id < t.length ? t[id] : null;
-    }
-
-    /** This identifier: {@code MID.get(m.id()) == m}. */
-    public int id() {
-        return id;
     }
 
     /** The binary class name, e.g. {@code com.foo.Bar} or {@code com.foo.Bar$Inner}. */

@@ -71,8 +71,9 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
             }
         }
         for (; i < sp; ++i) {
-            int m = stack[i];
-            InvocationNode c = n.callee(m < 0 ? MID.UNKNOWN : m);
+            // A negative entry that is no node of ours (a stack another agent wrote into) names no method.
+            int m = stack[i] < 0 ? MID.UNKNOWN : stack[i];
+            InvocationNode c = n.callee(m);
             if (c == null) {
                 if (contexts >= maxContexts) {
                     // The tree is full: the sample counts under the deepest frame it already has.
@@ -81,7 +82,7 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
                     InvocationNode t = n.callee(MID.TRUNCATED);
                     return t != null ? t : add(n, MID.TRUNCATED);
                 }
-                c = add(n, m < 0 ? MID.UNKNOWN : m);
+                c = add(n, m);
                 contexts++;
             }
             n = c;
