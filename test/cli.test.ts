@@ -172,4 +172,28 @@ describe('komorium-ts command line', () => {
       expect(bytesB.equals(bytesA), `${input}: instrumenting twice gave different bytes`).toBe(true);
     }
   });
+
+  it('worker threads (rewriting, deflating) give the bytes the single-threaded path gives', async () => {
+    // commons-lang3 has 486 classes: above the 300 at which the CLI deflates on a worker thread.
+    const input = '/usr/share/java/commons-lang3.jar';
+    expect(existsSync(input), `${input} (scripts/install-deps.sh installs it)`).toBe(true);
+    const outs = { deflateWorker: join(work, 'threads-a.jar'), rewriteWorkers: join(work, 'threads-b.jar'), inProcess: join(work, 'threads-c.jar') };
+    const ra = cli(['instrument', input, '-o', outs.deflateWorker, '-q']);
+    const rb = cli(['instrument', input, '-o', outs.rewriteWorkers, '-q'], { env: { KOMORIUM_WORKERS: '2' } });
+    expect(ra.code, ra.stderr).toBe(0);
+    expect(rb.code, rb.stderr).toBe(0);
+    // From TypeScript sources no worker can start: everything runs on this thread.
+    const { instrumentProgram } = await import('../src/instrument/program.js');
+    await instrumentProgram({
+      input,
+      output: outs.inProcess,
+      classpath: [],
+      include: [],
+      exclude: [],
+      skipBroken: false,
+      options: { checks: 'optimized', maxPath: 50, leafOpt: true, callbacks: true, counter: 'field' },
+    });
+    const reference = readFileSync(outs.inProcess);
+    for (const [how, path] of Object.entries(outs)) expect(readFileSync(path).equals(reference), how).toBe(true);
+  });
 });

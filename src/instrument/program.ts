@@ -7,8 +7,9 @@
 import { availableParallelism } from 'node:os';
 import { ClassFile } from '../classfile/classfile.js';
 import { ClassFormatError, KomoriumError } from '../errors.js';
-import { readInput, writeJar, writeDir, stripSignature, type Entry } from '../jar/index.js';
+import { readInput, writeJar, writeDir, stripSignature, DeflateAhead, type Entry } from '../jar/index.js';
 import { ClassHierarchy, MissingClassError } from '../hierarchy/hierarchy.js';
+import { readClassHeader } from '../hierarchy/class-header.js';
 import { RT } from './runtime-names.js';
 import { planClass, type ClassPlan } from './plan.js';
 import { ClassFilter } from './patterns.js';
@@ -48,8 +49,7 @@ const VERSIONED = /^META-INF\/versions\/(\d+)\//;
 
 interface ParsedEntry {
   entry: Entry;
-  cf: ClassFile;
-  versioned: boolean;
+  header: ClassHeader;
 }
 
 export async function instrumentProgram(req: InstrumentRequest): Promise<InstrumentSummary> {
@@ -58,16 +58,28 @@ export async function instrumentProgram(req: InstrumentRequest): Promise<Instrum
   const warnings: string[] = [];
   const skippedClasses: { entry: string; reason: string }[] = [];
 
+  // Only headers are read up front: keeping the model of every class alive until the end made
+  // each young-generation GC copy it (guava: a fifth of the run was GC). Each class is parsed
+  // whole when it is rewritten, and its model dropped right after.
   const parsed: ParsedEntry[] = [];
   const parsedByEntry = new Map<Entry, ParsedEntry>();
   for (const entry of input.entries) {
     if (!entry.isClass) continue;
     try {
-      const cf = ClassFile.parse(entry.data, entry.name);
-      if (cf.thisClass.startsWith(RT.PACKAGE_PREFIX)) {
+      const h = readClassHeader(entry.data, entry.name, 'input');
+      if (h.name.startsWith(RT.PACKAGE_PREFIX)) {
         throw new KomoriumError(`${req.input}: already instrumented (it contains ${entry.name})`);
       }
-      const p = { entry, cf, versioned: VERSIONED.test(entry.name) };
+      const header: ClassHeader = {
+        thisClass: h.name,
+        superClass: h.superName,
+        interfaces: h.interfaces,
+        access: h.access,
+        methods: h.methods,
+        instrumented: filter.accepts(h.name),
+        versioned: VERSIONED.test(entry.name),
+      };
+      const p = { entry, header };
       parsed.push(p);
       parsedByEntry.set(entry, p);
     } catch (e) {
@@ -78,41 +90,51 @@ export async function instrumentProgram(req: InstrumentRequest): Promise<Instrum
   }
 
   // Base entries first, so that the plan of a class is that of the version the JVM resolves by default.
-  const headers: ClassHeader[] = [...parsed]
-    .sort((a, b) => Number(a.versioned) - Number(b.versioned))
-    .map((p) => ({
-      thisClass: p.cf.thisClass,
-      superClass: p.cf.superClass,
-      interfaces: p.cf.interfaces,
-      access: p.cf.access,
-      methods: p.cf.methods.map((m) => ({ name: m.name, desc: m.desc, access: m.access })),
-      instrumented: filter.accepts(p.cf.thisClass),
-      versioned: p.versioned,
-    }));
+  const headers: ClassHeader[] = parsed.map((p) => p.header).sort((a, b) => Number(a.versioned) - Number(b.versioned));
   const program = buildProgram(headers, req.classpath, warnings);
   const plans = program.view.plans;
 
-  const toRewrite = parsed.filter((p) => plans.get(p.cf.thisClass)?.instrumented && p.cf.thisClass !== 'module-info');
-  const results = await rewriteAll(toRewrite, headers, program, req, warnings);
+  const toRewrite = parsed.filter((p) => plans.get(p.header.thisClass)?.instrumented && p.header.thisClass !== 'module-info');
+  // Below a few hundred classes, starting a thread costs about what deflating on this one does.
+  const deflater = input.kind === 'jar' && toRewrite.length >= PARALLEL_MIN_CLASSES ? DeflateAhead.start() : null;
+  try {
+    const results = await rewriteAll(toRewrite, headers, program, req, warnings, deflater);
+    const { entries, reports, excluded } = await outputEntries(input.entries, parsedByEntry, results, plans, req, skippedClasses, warnings);
+    if (input.kind === 'dir') await writeDir(req.output, entries);
+    else await writeJar(req.output, entries, deflater ?? undefined);
+    return summarize(req, parsed.length, excluded, reports, skippedClasses, warnings);
+  } finally {
+    await deflater?.close();
+  }
+}
 
+/** The output, in input order: each rewritten class followed by the classes it adds, then the runtime. */
+async function outputEntries(
+  inputEntries: readonly Entry[],
+  parsedByEntry: Map<Entry, ParsedEntry>,
+  results: Map<ParsedEntry, EntryResult>,
+  plans: Map<string, ClassPlan>,
+  req: InstrumentRequest,
+  skippedClasses: { entry: string; reason: string }[],
+  warnings: string[],
+): Promise<{ entries: Entry[]; reports: ClassReport[]; excluded: number }> {
   const reports: ClassReport[] = [];
   const out: Entry[] = [];
-  let done = 0;
   let changed = false;
   let excluded = 0;
-  for (const entry of input.entries) {
+  for (const entry of inputEntries) {
     const p = parsedByEntry.get(entry);
     if (!p) {
       out.push(entry);
       continue;
     }
-    done++;
-    if (!plans.get(p.cf.thisClass)?.instrumented || p.cf.thisClass === 'module-info') {
+    const thisClass = p.header.thisClass;
+    if (!plans.get(thisClass)?.instrumented || thisClass === 'module-info') {
       excluded++;
       out.push(entry);
       continue;
     }
-    const prefix = entry.name.slice(0, entry.name.length - `${p.cf.thisClass}.class`.length);
+    const prefix = entry.name.slice(0, entry.name.length - `${thisClass}.class`.length);
     const result = results.get(p)!;
     if ('broken' in result) {
       if (!req.skipBroken) throw new ClassFormatError(entry.name, result.broken);
@@ -140,10 +162,7 @@ export async function instrumentProgram(req: InstrumentRequest): Promise<Instrum
     for (const r of await runtimeEntries()) if (!present.has(r.name)) entries.push(r);
   }
 
-  if (input.kind === 'dir') await writeDir(req.output, entries);
-  else await writeJar(req.output, entries);
-
-  return summarize(req, parsed.length, excluded, reports, skippedClasses, warnings);
+  return { entries, reports, excluded };
 }
 
 /**
@@ -223,9 +242,11 @@ export function buildProgram(headers: readonly ClassHeader[], classpath: string[
 /** The rewrite of one class of the input, or the ClassFormatError detail when it is broken. */
 export type EntryResult = ClassResult | { broken: string };
 
-export function rewriteEntry(cf: ClassFile, entry: Entry, program: Program, options: InstrumentOptions, warnings: string[]): EntryResult {
-  program.setCurrent(cf.thisClass);
+/** Parses and rewrites one class of the input; its model lives only as long as this call. */
+export function rewriteEntry(entry: Entry, program: Program, options: InstrumentOptions, warnings: string[]): EntryResult {
   try {
+    const cf = ClassFile.parse(entry.data, entry.name);
+    program.setCurrent(cf.thisClass);
     return rewriteClass(cf, entry, program.view, options, warnings);
   } catch (e) {
     if (e instanceof ClassFormatError) return { broken: e.detail };
@@ -242,6 +263,7 @@ async function rewriteAll(
   program: Program,
   req: InstrumentRequest,
   warnings: string[],
+  deflater: DeflateAhead | null,
 ): Promise<Map<ParsedEntry, EntryResult>> {
   const results = new Map<ParsedEntry, EntryResult>();
   const workers = workerCount(todo.length);
@@ -252,16 +274,29 @@ async function rewriteAll(
       { headers, classpath: req.classpath, options: req.options },
       workers,
       warnings,
-      (done) => req.progress?.(done, todo.length),
+      (done, result) => {
+        if (deflater) compressAhead(deflater, result);
+        req.progress?.(done, todo.length);
+      },
     );
     todo.forEach((p, i) => results.set(p, out[i]!));
     return results;
   }
-  todo.forEach((p, i) => {
-    results.set(p, rewriteEntry(p.cf, p.entry, program, req.options, warnings));
+  for (let i = 0; i < todo.length; i++) {
+    const p = todo[i]!;
+    const result = rewriteEntry(p.entry, program, req.options, warnings);
+    results.set(p, result);
+    if (deflater) compressAhead(deflater, result);
     req.progress?.(i + 1, todo.length);
-  });
+  }
   return results;
+}
+
+/** The output entries a rewritten class gives start deflating now, beside the rewriting of the next. */
+function compressAhead(deflater: DeflateAhead, result: EntryResult): void {
+  if ('broken' in result) return;
+  deflater.add(result.bytes);
+  for (const x of result.extra) deflater.add(x.bytes);
 }
 
 function workerCount(classes: number): number {

@@ -3,7 +3,6 @@
  * it is given, then rewrites the classes it is sent, bytes in and bytes out.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { ClassFile } from '../classfile/classfile.js';
 import { ClassFormatError, KomoriumError } from '../errors.js';
 import { buildProgram, rewriteEntry, type ClassHeader } from './program.js';
 import type { InstrumentOptions } from './class-transform.js';
@@ -27,8 +26,7 @@ const program = buildProgram(init.headers, init.classpath, warnings);
 parentPort!.on('message', (task: WorkerTask) => {
   const before = warnings.length;
   try {
-    const cf = ClassFile.parse(task.data, task.name);
-    const result = rewriteEntry(cf, { name: task.name, data: task.data, isClass: true }, program, init.options, warnings);
+    const result = rewriteEntry({ name: task.name, data: task.data, isClass: true }, program, init.options, warnings);
     parentPort!.postMessage({ index: task.index, result, warnings: warnings.slice(before) });
   } catch (e) {
     const error =
