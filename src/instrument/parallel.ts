@@ -20,7 +20,7 @@ export async function rewriteInWorkers(
   init: WorkerInit,
   count: number,
   warnings: string[],
-  progress: (done: number, result: EntryResult) => void,
+  progress: (done: number) => void,
 ): Promise<EntryResult[]> {
   const results: EntryResult[] = new Array(classes.length);
   const perClassWarnings: string[][] = new Array(classes.length);
@@ -54,7 +54,7 @@ export async function rewriteInWorkers(
                 return;
               }
               results[r.index] = r.result!;
-              progress(++done, r.result!);
+              progress(++done);
               send();
             });
             w.on('error', reject);

@@ -1,13 +1,13 @@
 /**
- * `komorium-ts instrument`: a whole jar or class folder, top to bottom. Classes are parsed and
- * planned first (a call site needs to know whether its callee, anywhere in the input, gets an
- * extended version), then rewritten one by one, bytes in and bytes out, then written with the
- * runtime beside them. Nothing is written unless every step succeeded.
+ * `komorium-ts instrument`: a whole jar or class folder, top to bottom. The headers of all classes
+ * are read and planned first (a call site needs to know whether its callee, anywhere in the input,
+ * gets an extended version), then each class is parsed and rewritten, bytes in and bytes out, then
+ * all are written with the runtime beside them. Nothing is written unless every step succeeded.
  */
 import { availableParallelism } from 'node:os';
 import { ClassFile } from '../classfile/classfile.js';
 import { ClassFormatError, KomoriumError } from '../errors.js';
-import { readInput, writeJar, writeDir, stripSignature, DeflateAhead, type Entry } from '../jar/index.js';
+import { readInput, writeJar, writeDir, stripSignature, type Entry } from '../jar/index.js';
 import { ClassHierarchy, MissingClassError } from '../hierarchy/hierarchy.js';
 import { readClassHeader } from '../hierarchy/class-header.js';
 import { RT } from './runtime-names.js';
@@ -95,17 +95,11 @@ export async function instrumentProgram(req: InstrumentRequest): Promise<Instrum
   const plans = program.view.plans;
 
   const toRewrite = parsed.filter((p) => plans.get(p.header.thisClass)?.instrumented && p.header.thisClass !== 'module-info');
-  // Below a few hundred classes, starting a thread costs about what deflating on this one does.
-  const deflater = input.kind === 'jar' && toRewrite.length >= PARALLEL_MIN_CLASSES ? DeflateAhead.start() : null;
-  try {
-    const results = await rewriteAll(toRewrite, headers, program, req, warnings, deflater);
-    const { entries, reports, excluded } = await outputEntries(input.entries, parsedByEntry, results, plans, req, skippedClasses, warnings);
-    if (input.kind === 'dir') await writeDir(req.output, entries);
-    else await writeJar(req.output, entries, deflater ?? undefined);
-    return summarize(req, parsed.length, excluded, reports, skippedClasses, warnings);
-  } finally {
-    await deflater?.close();
-  }
+  const results = await rewriteAll(toRewrite, headers, program, req, warnings);
+  const { entries, reports, excluded } = await outputEntries(input.entries, parsedByEntry, results, plans, req, skippedClasses, warnings);
+  if (input.kind === 'dir') await writeDir(req.output, entries);
+  else await writeJar(req.output, entries);
+  return summarize(req, parsed.length, excluded, reports, skippedClasses, warnings);
 }
 
 /** The output, in input order: each rewritten class followed by the classes it adds, then the runtime. */
@@ -263,7 +257,6 @@ async function rewriteAll(
   program: Program,
   req: InstrumentRequest,
   warnings: string[],
-  deflater: DeflateAhead | null,
 ): Promise<Map<ParsedEntry, EntryResult>> {
   const results = new Map<ParsedEntry, EntryResult>();
   const workers = workerCount(todo.length);
@@ -274,29 +267,17 @@ async function rewriteAll(
       { headers, classpath: req.classpath, options: req.options },
       workers,
       warnings,
-      (done, result) => {
-        if (deflater) compressAhead(deflater, result);
-        req.progress?.(done, todo.length);
-      },
+      (done) => req.progress?.(done, todo.length),
     );
     todo.forEach((p, i) => results.set(p, out[i]!));
     return results;
   }
   for (let i = 0; i < todo.length; i++) {
     const p = todo[i]!;
-    const result = rewriteEntry(p.entry, program, req.options, warnings);
-    results.set(p, result);
-    if (deflater) compressAhead(deflater, result);
+    results.set(p, rewriteEntry(p.entry, program, req.options, warnings));
     req.progress?.(i + 1, todo.length);
   }
   return results;
-}
-
-/** The output entries a rewritten class gives start deflating now, beside the rewriting of the next. */
-function compressAhead(deflater: DeflateAhead, result: EntryResult): void {
-  if ('broken' in result) return;
-  deflater.add(result.bytes);
-  for (const x of result.extra) deflater.add(x.bytes);
 }
 
 function workerCount(classes: number): number {

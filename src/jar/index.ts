@@ -2,7 +2,6 @@
 export { isClassName, isDirectoryEntry } from './entry.js';
 export type { Entry, Input } from './entry.js';
 export { readInput, readJar, readFolder } from './read.js';
-export { DeflateAhead } from './deflate-ahead.js';
 export { writeJar, writeDir, jarBytes, atomicWrite, FIXED_DATE } from './write.js';
 export { stripSignature, stripManifestDigests, isSigned, isSignatureFile, isManifest } from './signature.js';
 export type { StripResult } from './signature.js';

@@ -8,7 +8,7 @@ import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
 import { KomoriumError } from '../errors.js';
 import { isDirectoryEntry } from './entry.js';
-import { writeZip, type DeflatedAhead } from './zip.js';
+import { writeZip } from './zip.js';
 import type { Entry } from './entry.js';
 import { writeError } from './fs-errors.js';
 
@@ -62,19 +62,17 @@ function checkNames(entries: readonly Entry[]): void {
 }
 
 /** The jar's bytes: DEFLATE, entries in the given order, fixed timestamps, contents untouched. */
-export async function jarBytes(entries: readonly Entry[], ahead?: DeflatedAhead): Promise<Uint8Array> {
+export async function jarBytes(entries: readonly Entry[]): Promise<Uint8Array> {
   checkNames(entries);
   return writeZip(
     entries.map((e) => ({ name: e.name, data: e.data, isDirectory: isDirectoryEntry(e), comment: e.comment })),
     FIXED_DATE,
-    ahead,
   );
 }
 
-/** `ahead`: entries whose deflating has already started (see DeflateAhead). */
-export async function writeJar(path: string, entries: readonly Entry[], ahead?: DeflatedAhead): Promise<void> {
+export async function writeJar(path: string, entries: readonly Entry[]): Promise<void> {
   await checkFolder(dirname(resolve(path)), path);
-  await atomicWrite(path, await jarBytes(entries, ahead));
+  await atomicWrite(path, await jarBytes(entries));
 }
 
 async function checkFolder(dir: string, path: string): Promise<void> {

@@ -124,37 +124,22 @@ export function readZip(path: string, bytes: Uint8Array): ZipEntry[] {
   return entries;
 }
 
-export const DEFLATE_OPTIONS = { level: 6 } as const;
-
-/** Deflated bytes of entries whose compression was started before the zip is written. */
-export interface DeflatedAhead {
-  take(data: Uint8Array): Promise<Uint8Array> | undefined;
-}
-
 /**
  * A zip of `entries` in the given order, with one fixed timestamp: the same entries give the same
  * bytes (for the same Node version, whose bundled zlib does the deflating).
  */
-export async function writeZip(
-  entries: readonly { name: string; data: Uint8Array; isDirectory: boolean; comment?: string }[],
-  date: Date,
-  ahead?: DeflatedAhead,
-): Promise<Uint8Array> {
-  if (entries.length > 0xfffe) throw new KomoriumError('the output jar would need ZIP64, which is not supported');
+export function writeZip(entries: readonly { name: string; data: Uint8Array; isDirectory: boolean; comment?: string }[], date: Date): Uint8Array {
   const { date: dosDate, time: dosTime } = dosDateTime(date);
-  const compressed = await Promise.all(
-    entries.map((e) => (e.isDirectory || e.data.length === 0 ? null : (ahead?.take(e.data) ?? deflateRawSync(e.data, DEFLATE_OPTIONS)))),
-  );
   const parts: Uint8Array[] = [];
   const central: Uint8Array[] = [];
   let offset = 0;
-  entries.forEach((e, i) => {
+  for (const e of entries) {
     const name = Buffer.from(e.isDirectory && !e.name.endsWith('/') ? e.name + '/' : e.name, 'utf8');
     const comment = Buffer.from(e.comment ?? '', 'utf8');
     const flags = /[^\x00-\x7f]/.test(e.name) || /[^\x00-\x7f]/.test(e.comment ?? '') ? UTF8_FLAG : 0;
     const data = e.isDirectory ? new Uint8Array(0) : e.data;
-    const method = compressed[i] === null ? 0 : 8;
-    const stored = compressed[i] ?? data;
+    const method = data.length === 0 ? 0 : 8;
+    const stored = method === 8 ? deflateRawSync(data, { level: 6 }) : data;
     const crc = crc32(data);
     const local = Buffer.alloc(30);
     local.writeUInt32LE(LOCAL, 0);
@@ -186,8 +171,8 @@ export async function writeZip(
     parts.push(local, name, stored);
     central.push(cd, name, comment);
     offset += 30 + name.length + stored.length;
-    if (offset > 0xffffffff) throw new KomoriumError('the output jar would need ZIP64, which is not supported');
-  });
+    if (offset > 0xffffffff || entries.length > 0xfffe) throw new KomoriumError('the output jar would need ZIP64, which is not supported');
+  }
   const cdSize = central.reduce((s, b) => s + b.length, 0);
   const end = Buffer.alloc(22);
   end.writeUInt32LE(END, 0);
