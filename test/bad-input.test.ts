@@ -8,6 +8,9 @@ import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync, copyFi
 import { join } from 'node:path';
 import { javac, jarDir, repoRoot, runJava, tmpDir } from './support/java.js';
 import { cli } from './support/komorium.js';
+import { readZipEntry } from './support/corpus.js';
+import { ClassFile } from '../src/classfile/classfile.js';
+import { CONSTANT } from '../src/classfile/model.js';
 
 let work: string;
 let small: Uint8Array;
@@ -107,6 +110,34 @@ describe('instrument refuses broken input with exit 2, naming it, writing nothin
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout + r.stderr).toMatch(/warning: Small\.class: copied unchanged/);
     expect(existsSync(out)).toBe(true);
+  });
+
+  test('--skip-broken: calls into a class broken past its header keep their signatures', async () => {
+    // Small's header reads, so it is planned before its body is found broken (f gets an undefined
+    // opcode); Caller, rewritten beside it, must then call Small.g as it was, not an extended g.
+    const dir = join(work, 'past-header');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'Caller.java'), 'public class Caller {\n  public static void main(String[] a) { System.out.println(Small.g(1)); }\n}\n');
+    javac([join(dir, 'Caller.java')], dir, { release: 8, classpath: [join(work, 'classes')] });
+    const broken = Uint8Array.from(small);
+    broken[indexOf(broken, [0x1a, 0x10, 0x1f, 0x68]) + 3] = 0xcb;
+    writeFileSync(join(dir, 'Small.class'), broken);
+    const input = join(work, 'past-header.jar');
+    await jarDir(dir, input);
+    const out = join(work, 'past-header-out.jar');
+    const r = cli(['instrument', input, '-o', out, '--skip-broken']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).toMatch(/warning: Small\.class: copied unchanged, it is broken: .*opcode/i);
+    expect(r.stdout).toMatch(/classes +2 \(1 rewritten, 0 left alone by --include\/--exclude, 1 broken and copied\)/);
+    expect(Buffer.compare(readZipEntry(out, 'Small.class')!, broken)).toBe(0);
+    const caller = ClassFile.parse(readZipEntry(out, 'Caller.class')!, 'Caller.class');
+    const callsIntoSmall: string[] = [];
+    for (let i = 1; i < caller.cp.size; i++) {
+      if (caller.cp.tag(i) !== CONSTANT.Methodref) continue;
+      const ref = caller.cp.memberRef(i);
+      if (ref.owner === 'Small') callsIntoSmall.push(`${ref.name}${ref.desc}`);
+    }
+    expect(callsIntoSmall).toEqual(['g(I)I']);
   });
 });
 

@@ -89,17 +89,36 @@ export async function instrumentProgram(req: InstrumentRequest): Promise<Instrum
     }
   }
 
-  // Base entries first, so that the plan of a class is that of the version the JVM resolves by default.
-  const headers: ClassHeader[] = parsed.map((p) => p.header).sort((a, b) => Number(a.versioned) - Number(b.versioned));
-  const program = buildProgram(headers, req.classpath, warnings);
-  const plans = program.view.plans;
-
-  const toRewrite = parsed.filter((p) => plans.get(p.header.thisClass)?.instrumented && p.header.thisClass !== 'module-info');
-  const results = await rewriteAll(toRewrite, headers, program, req, warnings);
+  let plans: Map<string, ClassPlan>;
+  let results: Map<ParsedEntry, EntryResult>;
+  for (;;) {
+    // Base entries first, so that the plan of a class is that of the version the JVM resolves by default.
+    const headers: ClassHeader[] = parsed.map((p) => p.header).sort((a, b) => Number(a.versioned) - Number(b.versioned));
+    const attemptWarnings: string[] = [];
+    const program = buildProgram(headers, req.classpath, attemptWarnings);
+    plans = program.view.plans;
+    const toRewrite = parsed.filter((p) => plans.get(p.header.thisClass)?.instrumented && p.header.thisClass !== 'module-info');
+    results = await rewriteAll(toRewrite, headers, program, req, attemptWarnings);
+    const broken = toRewrite.filter((p) => 'broken' in results.get(p)!);
+    if (broken.length === 0 || !req.skipBroken) {
+      warnings.push(...attemptWarnings);
+      break;
+    }
+    // A class whose header read but whose body is broken was planned as rewritten: calls into it
+    // would expect methods it will not have. Plan and rewrite again without it (rare: only with
+    // --skip-broken, and only for damage past the header).
+    for (const p of broken) {
+      const reason = (results.get(p) as { broken: string }).broken;
+      parsed.splice(parsed.indexOf(p), 1);
+      parsedByEntry.delete(p.entry);
+      skippedClasses.push({ entry: p.entry.name, reason });
+      warnings.push(`${p.entry.name}: copied unchanged, it is broken: ${reason}`);
+    }
+  }
   const { entries, reports, excluded } = await outputEntries(input.entries, parsedByEntry, results, plans, req, skippedClasses, warnings);
   if (input.kind === 'dir') await writeDir(req.output, entries);
   else await writeJar(req.output, entries);
-  return summarize(req, parsed.length, excluded, reports, skippedClasses, warnings);
+  return summarize(req, parsed.length + skippedClasses.length, excluded, reports, skippedClasses, warnings);
 }
 
 /** The output, in input order: each rewritten class followed by the classes it adds, then the runtime. */
