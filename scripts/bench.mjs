@@ -362,6 +362,8 @@ async function benchWorkload(wl, opts, profileLib) {
       const o = profileLib.overlap(s, exact);
       c.overlap = o.total;
       c.methodOverlap = o.methodOverlap;
+      // What any unbiased sampler with this many samples would expect: tells the workload's limit from the sampler's.
+      c.idealOverlap = profileLib.idealSampledOverlap(exact, s.totalCounter);
       c.deltaB = s.totalBytecodes / exact.totalBytecodes - 1;
     }
     // Run-to-run: the verification run's profile against the first timed repetition's.

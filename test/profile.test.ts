@@ -8,6 +8,8 @@ import {
   estimatedBytecodes,
   flatten,
   mergeProfiles,
+  binomialMeanAbsDeviation,
+  idealSampledOverlap,
   overlap,
   parseProfile,
   readProfile,
@@ -213,6 +215,67 @@ describe('merge', () => {
     );
     expect(errorOf(() => mergeProfiles([simple, readProfile(fixture('coarse.kprof'))]))).toMatch(/sampled at granularity 100000 but .* at 10000\+random\[0,100\)/);
     expect(errorOf(() => mergeProfiles([]))).toBe('merge: no profiles given');
+  });
+});
+
+describe('the overlap an ideal sampler can reach', () => {
+  it("de Moivre's mean absolute deviation matches the sum over the binomial distribution", () => {
+    const direct = (n: number, p: number): number => {
+      let logPmf = n * Math.log1p(-p); // k = 0
+      let mad = 0;
+      for (let k = 0; k <= n; k++) {
+        mad += Math.exp(logPmf) * Math.abs(k - n * p);
+        logPmf += Math.log((n - k) / (k + 1)) + Math.log(p / (1 - p));
+      }
+      return mad;
+    };
+    for (const [n, p] of [[10, 0.3], [50, 0.5], [1000, 0.0005], [3000, 0.2], [200, 0.999]] as const) {
+      expect(binomialMeanAbsDeviation(n, p)).toBeCloseTo(direct(n, p), 9);
+    }
+    expect(binomialMeanAbsDeviation(100, 0)).toBe(0);
+    expect(binomialMeanAbsDeviation(100, 1)).toBe(0);
+  });
+
+  it('agrees with sampling simulated many times', () => {
+    // A head of four contexts and a tail of 200 small ones, sampled 300 times per run.
+    const lines = ['A.a 4000', 'A.a;B.b 2500', 'A.a;C.c 1500', 'A.a;B.b;C.c 1000'];
+    for (let i = 0; i < 200; i++) lines.push(`A.a;T${i}.t ${5 + (i % 7)}`);
+    const exact = profileOf(lines);
+    const leaves = exact.nodes.filter((n) => n.method !== null && n.counter > 0);
+    const cumulative: number[] = [];
+    let acc = 0;
+    for (const n of leaves) cumulative.push((acc += n.counter));
+    let seed = 12345;
+    const random = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const samples = 300;
+    const runs = 3000;
+    let sum = 0;
+    for (let r = 0; r < runs; r++) {
+      const hits = new Array<number>(leaves.length).fill(0);
+      for (let s = 0; s < samples; s++) {
+        const x = random() * acc;
+        let lo = 0;
+        let hi = cumulative.length - 1;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (cumulative[mid]! > x) hi = mid;
+          else lo = mid + 1;
+        }
+        hits[lo]!++;
+      }
+      let o = 0;
+      leaves.forEach((n, i) => (o += Math.min(hits[i]! / samples, n.counter / acc)));
+      sum += o;
+    }
+    const simulated = sum / runs;
+    const predicted = idealSampledOverlap(exact, samples);
+    expect(predicted).toBeGreaterThan(0.8);
+    expect(predicted).toBeLessThan(0.97);
+    expect(Math.abs(predicted - simulated), `predicted ${predicted}, simulated ${simulated}`).toBeLessThan(0.005);
+    // One context: every sample lands in it.
+    expect(idealSampledOverlap(profileOf(['A.a 10']), 5)).toBe(1);
+    // More samples, closer.
+    expect(idealSampledOverlap(exact, 3000)).toBeGreaterThan(predicted);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
- * Comparisons and aggregations over profiles: merge, the overlap metric of seed 002 §7.1, and the
- * per-method flat profile.
+ * Comparisons and aggregations over profiles: merge, the overlap metric of seed 002 §7.1 (and what
+ * an ideal sampler could reach on it), and the per-method flat profile.
  */
 import { KomoriumError } from '../errors.js';
 import { buildProfile, share, toDraft, type ContextNode, type MethodEntry, type Profile, type TreeDraft } from './model.js';
@@ -120,6 +120,49 @@ export function overlap(a: Profile, b: Profile): OverlapResult {
   // Float sums can land a hair outside [0, 1]; a CI gate must not fail on 100.00000000000001%.
   const clamp = (v: number): number => Math.min(1, Math.max(0, v));
   return { total: clamp(total), methodOverlap: clamp(methodOverlap), perMethod };
+}
+
+/**
+ * The overlap (seed 002 §7.1) that `samples` independent samples drawn in proportion to `exact`'s
+ * counters would have with `exact`, in expectation: 1 − Σ E|k/N − p| / 2 with k ~ Binomial(N, p)
+ * per calling context. It bounds what any sampler can show with that many samples: a run whose
+ * weight is spread over many contexts of fewer than one expected sample each (ecj compiling
+ * java.util: 2.6 million contexts in 1.4 billion bytecodes) cannot reach a high overlap at a
+ * coarse granularity, however unbiased the sampler is.
+ */
+export function idealSampledOverlap(exact: Profile, samples: number): number {
+  const total = exact.totalCounter;
+  if (total === 0 || samples <= 0) return total === 0 ? 1 : 0;
+  const n = Math.round(samples);
+  let lost = 0;
+  for (const node of exact.nodes) {
+    if (node.method === null || node.counter <= 0) continue;
+    lost += binomialMeanAbsDeviation(n, node.counter / total);
+  }
+  return Math.min(1, Math.max(0, 1 - lost / (2 * n)));
+}
+
+/** E|X − np| for X ~ Binomial(n, p), by de Moivre's closed form 2·(f+1)·C(n, f+1)·p^(f+1)·(1−p)^(n−f), f = ⌊np⌋. */
+export function binomialMeanAbsDeviation(n: number, p: number): number {
+  if (p <= 0 || p >= 1) return 0;
+  const f = Math.floor(n * p);
+  if (f + 1 > n) return 0;
+  const log = Math.log(2 * (f + 1)) + logChoose(n, f + 1) + (f + 1) * Math.log(p) + (n - f) * Math.log1p(-p);
+  return Math.exp(log);
+}
+
+function logChoose(n: number, k: number): number {
+  return logFactorial(n) - logFactorial(k) - logFactorial(n - k);
+}
+
+/** ln(n!) exactly for small n, else by Stirling's series (error below 1e-10 from n = 20). */
+function logFactorial(n: number): number {
+  if (n < 20) {
+    let s = 0;
+    for (let i = 2; i <= n; i++) s += Math.log(i);
+    return s;
+  }
+  return n * Math.log(n) - n + 0.5 * Math.log(2 * Math.PI * n) + 1 / (12 * n) - 1 / (360 * n ** 3);
 }
 
 export interface FlatMethod {
