@@ -35,7 +35,10 @@ export function evaluateTargets(results) {
     floor: geomean(wls.map((w) => w.configs.none?.medianRatio)),
   };
   t.overhead.met = ov.length === 0 ? null : ov.length === wls.length && t.overhead.value <= OVERHEAD_TARGET;
-  const acc = wls.map((w) => ({ id: w.id, v: w.configs[`g${TARGET_G}r`]?.overlap ?? null, ideal: w.configs[`g${TARGET_G}r`]?.idealOverlap ?? null }));
+  const acc = wls.map((w) => {
+    const c = w.configs[`g${TARGET_G}r`];
+    return { id: w.id, v: c?.overlap ?? null, ideal: c?.idealOverlap ?? null };
+  });
   const known = acc.filter((a) => a.v != null);
   const worst = known.reduce((m, a) => (m == null || a.v < m.v ? a : m), null);
   t.accuracy = { worst, all: acc, met: known.length === 0 ? null : known.length === acc.length && known.every((a) => a.v >= ACCURACY_TARGET) };

@@ -99,23 +99,28 @@ export async function instrumentProgram(req: InstrumentRequest): Promise<Instrum
     plans = program.view.plans;
     const toRewrite = parsed.filter((p) => plans.get(p.header.thisClass)?.instrumented && p.header.thisClass !== 'module-info');
     results = await rewriteAll(toRewrite, headers, program, req, attemptWarnings);
-    const broken = toRewrite.filter((p) => 'broken' in results.get(p)!);
-    if (broken.length === 0 || !req.skipBroken) {
+    const broken = toRewrite.flatMap((p) => {
+      const r = results.get(p)!;
+      return 'broken' in r ? [{ p, reason: r.broken }] : [];
+    });
+    if (broken.length === 0) {
       warnings.push(...attemptWarnings);
       break;
     }
+    if (!req.skipBroken) throw new ClassFormatError(broken[0]!.p.entry.name, broken[0]!.reason);
     // A class whose header read but whose body is broken was planned as rewritten: calls into it
     // would expect methods it will not have. Plan and rewrite again without it (rare: only with
     // --skip-broken, and only for damage past the header).
-    for (const p of broken) {
-      const reason = (results.get(p) as { broken: string }).broken;
+    for (const { p, reason } of broken) {
       parsed.splice(parsed.indexOf(p), 1);
       parsedByEntry.delete(p.entry);
       skippedClasses.push({ entry: p.entry.name, reason });
       warnings.push(`${p.entry.name}: copied unchanged, it is broken: ${reason}`);
     }
   }
-  const { entries, reports, excluded } = await outputEntries(input.entries, parsedByEntry, results, plans, req, skippedClasses, warnings);
+  // Every result is a rewritten class now: the loop above leaves no broken one.
+  const rewritten = results as Map<ParsedEntry, ClassResult>;
+  const { entries, reports, excluded } = await outputEntries(input.entries, parsedByEntry, rewritten, plans, warnings);
   if (input.kind === 'dir') await writeDir(req.output, entries);
   else await writeJar(req.output, entries);
   return summarize(req, parsed.length + skippedClasses.length, excluded, reports, skippedClasses, warnings);
@@ -125,15 +130,12 @@ export async function instrumentProgram(req: InstrumentRequest): Promise<Instrum
 async function outputEntries(
   inputEntries: readonly Entry[],
   parsedByEntry: Map<Entry, ParsedEntry>,
-  results: Map<ParsedEntry, EntryResult>,
+  results: Map<ParsedEntry, ClassResult>,
   plans: Map<string, ClassPlan>,
-  req: InstrumentRequest,
-  skippedClasses: { entry: string; reason: string }[],
   warnings: string[],
 ): Promise<{ entries: Entry[]; reports: ClassReport[]; excluded: number }> {
   const reports: ClassReport[] = [];
   const out: Entry[] = [];
-  let changed = false;
   let excluded = 0;
   for (const entry of inputEntries) {
     const p = parsedByEntry.get(entry);
@@ -149,14 +151,6 @@ async function outputEntries(
     }
     const prefix = entry.name.slice(0, entry.name.length - `${thisClass}.class`.length);
     const result = results.get(p)!;
-    if ('broken' in result) {
-      if (!req.skipBroken) throw new ClassFormatError(entry.name, result.broken);
-      skippedClasses.push({ entry: entry.name, reason: result.broken });
-      warnings.push(`${entry.name}: copied unchanged, it is broken: ${result.broken}`);
-      out.push(entry);
-      continue;
-    }
-    changed = true;
     reports.push(result.report);
     out.push({ ...entry, data: result.bytes });
     for (const x of result.extra) {
@@ -165,7 +159,7 @@ async function outputEntries(
   }
 
   let entries = out;
-  if (changed) {
+  if (reports.length > 0) {
     const stripped = stripSignature(entries);
     if (stripped.removed.length > 0) {
       warnings.push(`removed the jar signature (${stripped.removed.join(', ')}): its classes changed`);
