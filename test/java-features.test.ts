@@ -179,6 +179,52 @@ for (const release of RELEASES) {
       expect(meter.methods.filter((m) => (m.access & 0x0400) !== 0).map((m) => m.name)).toEqual(['measure']);
     });
 
+    test('newcalls: `new` of a public constructor in another package goes through the class\'s factory', () => {
+      const parse = (name: string) => ClassFile.parse(readZipEntry(b.instrumentedJar, `${name}.class`)!, name);
+      const calls = (name: string) => {
+        const cf = parse(name);
+        const out: string[] = [];
+        for (const m of cf.methods) {
+          const attr = m.attributes.find((a) => a.name === 'Code');
+          if (!attr) continue;
+          for (const n of readCode(cf, m, attr).nodes) {
+            if (isLabel(n) || (n.op !== OP.INVOKESPECIAL && n.op !== OP.INVOKESTATIC)) continue;
+            const ref = cf.cp.memberRef(n.cp!);
+            if (ref.owner.startsWith('newcalls/shapes/')) out.push(`${n.op === OP.INVOKESPECIAL ? 'special' : 'static'} ${ref.owner}.${ref.name}`);
+          }
+        }
+        return out;
+      };
+      // Every `new` of Main reaches shapes through a factory; the protected constructor stays super(...).
+      expect(calls('newcalls/Main').filter((c) => c.startsWith('special'))).toEqual([]);
+      expect(calls('newcalls/Main').filter((c) => c.endsWith('.komorium$new')).length).toBe(10);
+      expect(calls('newcalls/Main$Named')).toEqual(['special newcalls/shapes/Point.<init>']);
+      // One factory per public constructor (not the protected one), and the constant that initializes the class.
+      const point = parse('newcalls/shapes/Point');
+      expect(point.methods.filter((m) => m.name === 'komorium$new').map((m) => m.desc).sort()).toEqual([
+        '(DJLjava/lang/String;Lkomorium/runtime/TC;[II)Lnewcalls/shapes/Point;',
+        '(DJLkomorium/runtime/TC;[II)Lnewcalls/shapes/Point;',
+        '(Ljava/util/List;Lkomorium/runtime/TC;[II)Lnewcalls/shapes/Point;',
+        '([ILkomorium/runtime/TC;[II)Lnewcalls/shapes/Point;',
+      ]);
+      expect(point.fields.filter((f) => f.name === 'komorium$new').map((f) => f.access)).toEqual([0x1019]);
+      // The extended constructors stay package-private, out of getConstructors().
+      expect(point.methods.filter((m) => m.name === '<init>' && m.desc.includes('komorium')).every((m) => (m.access & 0x0005) === 0)).toBe(true);
+    });
+
+    if (release === 8 || release === 17) {
+      test('control: C1 compiles every instrumented method with finally and synchronized handlers', async () => {
+        const f = list.find((x) => x.name === 'control')!;
+        // -Xcomp makes C1 compile each method at its first call; a handler covering its own throwing
+        // entry makes C1 give up ("exception handler covers itself").
+        const r = await runMain(b, f, b.instrumentedJar, jdk, [...profileArgs(b, 'c1'), '-Xcomp', '-XX:TieredStopAtLevel=1', '-XX:+PrintCompilation']);
+        expect(r.code).toBe(0);
+        const compiled = r.stdout.split('\n').filter((l) => /control\.Main::\w+\$komorium/.test(l));
+        expect(compiled.length).toBeGreaterThan(5);
+        expect(r.stdout.split('\n').filter((l) => l.includes('COMPILE SKIPPED') && l.includes('control.'))).toEqual([]);
+      });
+    }
+
     for (const f of list) {
       test(`${f.name}: same output instrumented, with the sampling and the exact agent`, async () => {
         const plain = await runMain(b, f, b.plainJar, jdk);

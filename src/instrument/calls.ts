@@ -9,7 +9,7 @@ import type { ClassHierarchy } from '../hierarchy/hierarchy.js';
 import { parseMethodDescriptor } from '../classfile/descriptor.js';
 import { OP } from '../bytecode/opcodes.js';
 import { ACC } from '../classfile/model.js';
-import { callsExtended, dispatchChecked, inCompanion, methodKey, overridable, type ClassPlan, type PlannedMethod } from './plan.js';
+import { callsExtended, dispatchChecked, hasFactory, inCompanion, methodKey, overridable, type ClassPlan, type PlannedMethod } from './plan.js';
 
 export type CallDecision =
   /** Call the extended method: same owner, name and invoke kind, descriptor with the extra arguments. */
@@ -20,6 +20,11 @@ export type CallDecision =
   | 'callout'
   /** Keep the call; the callee provably cannot call back into instrumented code. */
   | 'plain'
+  /**
+   * `new C(…)` of a constructor in another package: through C's factory (RT.FACTORY_METHOD) when
+   * the site has the shape `new C; dup; …; invokespecial` (method-body.ts), else a call-out.
+   */
+  | 'factory'
   /**
    * An instance method of an instrumented interface: a receiver that implements the interface's
    * companion (companion.ts) gets the extended call through it, any other one (a lambda, a proxy)
@@ -110,7 +115,7 @@ export function decideCall(site: CallSite, program: ProgramView): CallDecision {
     if (viaCompanion(site, ownerPlan, declared)) return 'companion';
     if (!callsExtended(ownerPlan, declared)) return 'callout';
     // Extended constructors are package-private (see extendedMember).
-    if (site.name === '<init>' && packageOf(site.owner) !== packageOf(site.caller)) return 'callout';
+    if (site.name === '<init>' && packageOf(site.owner) !== packageOf(site.caller)) return hasFactory(ownerPlan, declared) ? 'factory' : 'callout';
     return extendedKind(site, ownerPlan, declared);
   }
   if (site.name === '<init>') return 'callout';

@@ -16,7 +16,7 @@ import { ClassFormatError, KomoriumError } from '../errors.js';
 import { RT } from './runtime-names.js';
 import type { ProgramView } from './calls.js';
 import { instrumentBody, extendedMember, NotInstrumentable, type BodyStats } from './method-body.js';
-import { addMidFields, emptyCode, forwarderCode, midInitCode, syntheticClinit, wrapperCode, MID_FIELD_ACCESS, type ForwardMode, type MidEntry } from './members.js';
+import { addFactories, addMidFields, emptyCode, forwarderCode, midInitCode, syntheticClinit, wrapperCode, MID_FIELD_ACCESS, type ForwardMode, type MidEntry } from './members.js';
 import { dispatchChecked, planClass, type MethodKind } from './plan.js';
 import { isJdkClass } from './calls.js';
 import { computePieces } from './pieces.js';
@@ -245,6 +245,7 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
     for (const c of companionsOf(cf.thisClass, program)) if (!cf.interfaces.includes(c)) cf.interfaces.push(c);
   }
   cf.methods.push(...added);
+  addFactories(cf, plan);
   return { bytes: cf.toBytes(), extra, report };
 }
 

@@ -9,7 +9,8 @@ import { ACC } from '../classfile/model.js';
 import { argSlots, parseMethodDescriptor, typeSize } from '../classfile/descriptor.js';
 import { Label, type Frame, type Insn, type MethodCode, type Node } from '../bytecode/ir.js';
 import { OP } from '../bytecode/opcodes.js';
-import { RT, extendDescriptor, extendedName } from './runtime-names.js';
+import { RT, extendDescriptor, extendedName, factoryDescriptor } from './runtime-names.js';
+import { hasFactory, type ClassPlan } from './plan.js';
 import { field, invoke, load, loadOpFor, op, pushInt, pushString, returnOpFor } from './emit.js';
 import { entryFrame } from '../analysis/frames.js';
 import { writeCode } from '../bytecode/code-writer.js';
@@ -134,6 +135,46 @@ export function extendedEntryFrame(cf: ClassFile, m: MemberInfo): Frame {
 }
 
 /** One `komorium$mid$N` field per entry. */
+/**
+ * The factories of a class (RT.FACTORY_METHOD): for each constructor `hasFactory` selects,
+ * `public static synthetic C komorium$new(A TC int[] int) { return new C(A, tc, stack, sp); }`
+ * calling the extended constructor, and once the constant `public static final synthetic int
+ * komorium$new = 0` whose getstatic initializes the class where `new` would. Like wrappers they
+ * are plumbing: nothing in them is counted.
+ */
+export function addFactories(cf: ClassFile, plan: ClassPlan): void {
+  const made = cf.methods.filter((m) => {
+    const planned = plan.methods.get(m.name + m.desc);
+    return planned !== undefined && hasFactory(plan, planned);
+  });
+  if (made.length === 0) return;
+  const cp = cf.cp;
+  const constant = cp.integerIndex(0);
+  cf.fields.push(
+    cf.newMember(ACC.PUBLIC | ACC.STATIC | ACC.FINAL | ACC.SYNTHETIC, RT.FACTORY_INIT_FIELD, 'I', [
+      { nameIndex: cp.utf8Index('ConstantValue'), name: 'ConstantValue', info: Uint8Array.of(constant >> 8, constant & 0xff) },
+    ]),
+  );
+  for (const ctor of made) {
+    const desc = factoryDescriptor(cf.thisClass, ctor.desc);
+    const factory = cf.newMember(ACC.PUBLIC | ACC.STATIC | ACC.SYNTHETIC, RT.FACTORY_METHOD, desc);
+    const k = argSlots(ctor.desc);
+    const code = emptyCode([
+      { op: OP.NEW, cp: cp.classIndex(cf.thisClass) },
+      op(OP.DUP),
+      ...loadArgs(ctor.desc, true),
+      load(OP.ALOAD, k),
+      load(OP.ALOAD, k + 1),
+      load(OP.ILOAD, k + 2),
+      invoke(cp, OP.INVOKESPECIAL, cf.thisClass, '<init>', extendDescriptor(ctor.desc)),
+      op(OP.ARETURN),
+    ]);
+    code.maxLocals = k + 3;
+    factory.attributes = [writeCode(cf, factory, code)];
+    cf.methods.push(factory);
+  }
+}
+
 export function addMidFields(cf: ClassFile, access: number, mids: readonly MidEntry[]): void {
   for (const e of mids) cf.fields.push(cf.newMember(access, e.field, RT.MID_DESC));
 }

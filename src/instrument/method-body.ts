@@ -14,9 +14,9 @@ import type { ClassFile } from '../classfile/classfile.js';
 import type { MemberInfo } from '../classfile/model.js';
 import { ACC } from '../classfile/model.js';
 import { argSlots, parseMethodDescriptor, typeSize } from '../classfile/descriptor.js';
-import { Label, isLabel, type Frame, type Insn, type MethodCode, type Node, type VType } from '../bytecode/ir.js';
+import { Label, isLabel, type Frame, type Insn, type MethodCode, type Node, type TryCatch, type VType } from '../bytecode/ir.js';
 import { OP } from '../bytecode/opcodes.js';
-import { RT, extendDescriptor, extendedName } from './runtime-names.js';
+import { RT, extendDescriptor, extendedName, factoryDescriptor } from './runtime-names.js';
 import { field, invoke, isInvoke, isReturn, isVarInsn, isWideVar, load, loadOpFor, op, pushInt, returnOpFor } from './emit.js';
 import { extendedEntryFrame, loadArgs } from './members.js';
 import { decideCall, type ProgramView } from './calls.js';
@@ -186,6 +186,8 @@ export function instrumentBody(
   for (const p of pieces) pieceAt.set(p.firstInsn, p);
 
   const nodes = code.nodes;
+  const deferred = deferredCounters(nodes, code.tryCatch, pieceAt);
+  const factories = factorySites();
   for (let i = 0; i < nodes.length; i++) {
     const n = nodes[i];
     if (isLabel(n)) {
@@ -202,8 +204,10 @@ export function instrumentBody(
       out.push(...caught(), op(OP.DUP), load(OP.ISTORE, syncVar), load(OP.ISTORE, cntVar));
       reloadPending = false;
     }
-    const piece = pieceAt.get(i);
+    const piece = deferred.moved.has(i) ? undefined : pieceAt.get(i);
     if (piece) emitCounter(piece, i);
+    const late = deferred.to.get(i);
+    if (late) emitCounter(late, i);
     if (shift && isVarInsn(n.op) && n.var! >= k) {
       if (n.var === k - 1 && isWideVar(n.op)) throw new NotInstrumentable('a two-slot local straddles the last argument slot');
       n.var! += shift;
@@ -223,7 +227,9 @@ export function instrumentBody(
       rewriteCall(n, i);
       continue;
     }
-    out.push(n);
+    const replaced = factories.replace.get(n);
+    if (replaced) out.push(...replaced);
+    else out.push(n);
   }
 
   if (shift) {
@@ -250,10 +256,69 @@ export function instrumentBody(
       newFrames.set(handler, { locals, stack: ['Ljava/lang/Throwable;' as VType] });
     }
   }
+  if (newFrames && factories.gone.size > 0) {
+    // The uninitialized instances of the `new`s that factories replaced are no longer on the stack.
+    for (const f of newFrames.values()) f.stack = f.stack.filter((v) => !factories.gone.has(v as Insn));
+  }
   code.nodes = out;
   code.frames = newFrames;
   code.maxLocals = Math.max(code.maxLocals + shift, base + extraTypes.length, spillTop);
   return stats;
+
+  /**
+   * The constructor calls that go through a factory (decideCall 'factory'): `new C; dup; <args>;
+   * invokespecial C.<init>` becomes `getstatic C.komorium$new; pop; <args>; <tc, stack, sp>;
+   * invokestatic C.komorium$new`, which leaves the same initialized C on the stack. Only where the
+   * frames show exactly that shape: the instance is made by a `new` directly followed by `dup`, the
+   * two copies are the only ones on the stack until the call, and no local ever holds one. In
+   * code without frames, and anywhere else, the call stays a call-out.
+   */
+  function factorySites(): { calls: Set<Insn>; replace: Map<Insn, Insn[]>; gone: Set<Insn> } {
+    const calls = new Set<Insn>();
+    const replace = new Map<Insn, Insn[]>();
+    const gone = new Set<Insn>();
+    if (!framesBefore) return { calls, replace, gone };
+    let index: Map<Insn, number> | null = null;
+    let inLocals: Set<VType> | null = null;
+    for (let i = 0; i < nodes.length; i++) {
+      const n = nodes[i]!;
+      if (isLabel(n) || n.op !== OP.INVOKESPECIAL) continue;
+      const ref = cp.memberRef(n.cp!);
+      if (ref.name !== '<init>') continue;
+      const site = { op: n.op, owner: ref.owner, name: ref.name, desc: ref.desc, isInterface: ref.isInterface, caller: cf.thisClass };
+      if (decideCall(site, program) !== 'factory') continue;
+      const stack = framesBefore[i]?.stack;
+      const argc = parseMethodDescriptor(ref.desc).args.length;
+      if (!stack || stack.length < argc + 2) continue;
+      const made = stack[stack.length - 1 - argc]!;
+      if (typeof made === 'string' || made.op !== OP.NEW || stack[stack.length - 2 - argc] !== made) continue;
+      if (index === null) {
+        index = new Map();
+        inLocals = new Set();
+        for (let j = 0; j < nodes.length; j++) {
+          const x = nodes[j]!;
+          if (!isLabel(x) && x.op === OP.NEW) index.set(x, j);
+          for (const v of framesBefore[j]?.locals ?? []) if (typeof v !== 'string') inLocals.add(v);
+        }
+      }
+      const at = index.get(made);
+      const dup = at === undefined ? undefined : nodes[at + 1];
+      if (at === undefined || dup === undefined || isLabel(dup) || dup.op !== OP.DUP || inLocals!.has(made)) continue;
+      let shaped = true;
+      for (let j = at + 1; j <= i && shaped; j++) {
+        const f = framesBefore[j];
+        if (f) shaped = f.stack.filter((v) => v === made).length === (j === at + 1 ? 1 : 2);
+      }
+      if (!shaped) continue;
+      calls.add(n);
+      gone.add(made);
+      // Both at the `new`: no position between it and the `dup` (where MaxPath may put a check)
+      // has anything on the stack that the frames, once filtered, do not show.
+      replace.set(made, [field(cp, OP.GETSTATIC, ref.owner, RT.FACTORY_INIT_FIELD, 'I'), op(OP.POP)]);
+      replace.set(dup, []);
+    }
+    return { calls, replace, gone };
+  }
 
   function storeCounter(): Insn[] {
     return [load(OP.ALOAD, tcVar), load(OP.ILOAD, cntVar), op(OP.DUP), load(OP.ISTORE, syncVar), field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.counter, 'I')];
@@ -353,6 +418,14 @@ export function instrumentBody(
         cp: ref.isInterface ? cp.interfaceMethodrefIndex(ref.owner, name, ext) : cp.methodrefIndex(ref.owner, name, ext),
       });
       if (local) out.push(...reloadCounter());
+      return;
+    }
+    if (decision === 'factory') {
+      if (factories.calls.has(n)) {
+        stats.extendedCalls++;
+        out.push(load(OP.ALOAD, tcVar), load(OP.ALOAD, stackVar), load(OP.ILOAD, spVar));
+        out.push(invoke(cp, OP.INVOKESTATIC, ref.owner, RT.FACTORY_METHOD, factoryDescriptor(ref.owner, ref.desc)));
+      } else calloutAround(n);
       return;
     }
     if (decision === 'companion') {
@@ -545,6 +618,52 @@ export function instrumentBody(
   /** `tc.outSp = -1`: the call returned. */
   function unpublishStack(): Insn[] {
     return [load(OP.ALOAD, tcVar), op(OP.ICONST_M1), field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.outSp, 'I')];
+  }
+}
+
+/**
+ * javac covers the first instructions of a `finally` or `synchronized` handler (the astore of the
+ * exception, and in a synchronized block the monitorexit) with that same handler. HotSpot's C1
+ * refuses to compile a method in which a handler covers a throwing instruction of its own entry
+ * block ("exception handler covers itself"), which the counter and check would be at the handler's
+ * entry, so such methods ran interpreted until C2 took them. Their counter goes instead to the
+ * first instruction after that range, when it is still in the same piece: the count is the same,
+ * and in a synchronized block the monitor is released by then, so nothing inserted runs while it
+ * is held outside a handler that releases it. `moved`: the first instructions of pieces whose
+ * counter goes elsewhere; `to`: instruction index → the piece whose counter goes there.
+ */
+function deferredCounters(
+  nodes: readonly Node[],
+  tryCatch: readonly TryCatch[],
+  pieceAt: Map<number, Piece>,
+): { moved: Set<number>; to: Map<number, Piece> } {
+  const moved = new Set<number>();
+  const to = new Map<number, Piece>();
+  if (tryCatch.length === 0) return { moved, to };
+  const index = new Map<Label, number>();
+  nodes.forEach((n, i) => {
+    if (isLabel(n)) index.set(n, i);
+  });
+  const firstInsnAt = (i: number): number => {
+    while (i < nodes.length && isLabel(nodes[i]!)) i++;
+    return i;
+  };
+  for (const t of tryCatch) {
+    const h = firstInsnAt(index.get(t.handler)!);
+    const piece = pieceAt.get(h);
+    const start = firstInsnAt(index.get(t.start)!);
+    const end = firstInsnAt(index.get(t.end)!);
+    if (!piece || moved.has(h) || !(start <= h && h < end) || end >= nodes.length) continue;
+    let samePiece = true;
+    for (let j = h + 1; j <= end && samePiece; j++) if (pieceAt.has(j)) samePiece = false;
+    if (!samePiece || tryCatch.some((o) => o.handler === t.handler && o !== t && covers(o, end))) continue;
+    moved.add(h);
+    to.set(end, piece);
+  }
+  return { moved, to };
+
+  function covers(o: TryCatch, i: number): boolean {
+    return firstInsnAt(index.get(o.start)!) <= i && i < firstInsnAt(index.get(o.end)!);
   }
 }
 

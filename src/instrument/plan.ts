@@ -107,6 +107,16 @@ export function inCompanion(plan: ClassPlan, m: PlannedMethod): boolean {
 }
 
 /**
+ * Whether constructor `m` of the class of `plan` has a factory (RT.FACTORY_METHOD): a public
+ * constructor with an extended version, of a public class that can be instantiated. Only those
+ * can be called with `new` from another package, where the extended constructor is out of reach.
+ */
+export function hasFactory(plan: ClassPlan, m: PlannedMethod): boolean {
+  if (!plan.instrumented || (plan.access & (ACC.PUBLIC | ACC.ABSTRACT | ACC.INTERFACE)) !== ACC.PUBLIC) return false;
+  return m.name === '<init>' && (m.access & ACC.PUBLIC) !== 0 && m.kind === 'body';
+}
+
+/**
  * Whether a class made or loaded at run time (a mock, a proxy, a subclass defined by a class loader
  * from bytes) can override `m` of a class with `classAccess`: an instance method, not private,
  * final or a constructor, of a class that is neither final nor an interface. Such a subclass only

@@ -22,7 +22,25 @@ export const RT = {
    */
   CLASS_METHOD: 'komorium$class',
   CLASS_METHOD_DESC: '()Ljava/lang/Class;',
+  /**
+   * `public static synthetic C komorium$new(A TC int[] int)`: constructs a C through the extended
+   * constructor of argument list A, which is package-private (extendedMember); `new C(…)` in
+   * another package calls it (method-body.ts factoryCall).
+   */
+  FACTORY_METHOD: 'komorium$new',
+  /**
+   * `public static final synthetic int komorium$new`, constant 0: the factory call replaces
+   * `new C; dup` by `getstatic C.komorium$new; pop`, which initializes C where `new` did, before
+   * the arguments are evaluated (JLS 12.4.1).
+   */
+  FACTORY_INIT_FIELD: 'komorium$new',
 } as const;
+
+/** `(A)V` of a constructor of `owner` → `(A TC int[] int)Lowner;`, the descriptor of its factory. */
+export function factoryDescriptor(owner: string, desc: string): string {
+  const close = desc.lastIndexOf(')');
+  return `${desc.slice(0, close)}${RT.EXTRA_ARGS})L${owner};`;
+}
 
 /** `m(A)R` → `m(A TC int[] int)R`. */
 export function extendDescriptor(desc: string): string {

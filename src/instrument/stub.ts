@@ -7,7 +7,7 @@ import { ClassFile } from '../classfile/classfile.js';
 import { ACC } from '../classfile/model.js';
 import { writeCode } from '../bytecode/code-writer.js';
 import { extendedMember } from './method-body.js';
-import { forwarderCode } from './members.js';
+import { addFactories, forwarderCode } from './members.js';
 import { dispatchChecked, planClass } from './plan.js';
 import { buildCompanion } from './companion.js';
 import { emptyReport, type ClassResult, type InstrumentOptions } from './class-transform.js';
@@ -15,8 +15,9 @@ import { emptyReport, type ClassResult, type InstrumentOptions } from './class-t
 export function stubClass(bytes: Uint8Array, entry: string, options: InstrumentOptions): ClassResult {
   const cf = ClassFile.parse(bytes, entry);
   const plan = planClass(cf.thisClass, cf.access, cf.methods, true);
+  const original = [...cf.methods];
   let forwarders = 0;
-  for (const m of [...cf.methods]) {
+  for (const m of original) {
     const kind = plan.methods.get(m.name + m.desc)!.kind;
     if (kind !== 'body' && kind !== 'native' && kind !== 'forwarder') continue;
     const ext = extendedMember(cf, m);
@@ -26,16 +27,16 @@ export function stubClass(bytes: Uint8Array, entry: string, options: InstrumentO
     cf.methods.push(ext);
     forwarders++;
   }
+  addFactories(cf, plan);
   // Call sites elsewhere test receivers against an interface's companion, which must exist.
   const companion = (cf.access & ACC.INTERFACE) !== 0 ? buildCompanion(cf) : null;
   return {
     bytes: cf.toBytes(),
     extra: companion ? [companion] : [],
     report: {
-      ...emptyReport(cf.thisClass, cf.methods.length - forwarders),
+      ...emptyReport(cf.thisClass, original.length),
       forwarders,
-      leftAsIs: cf.methods
-        .slice(0, cf.methods.length - forwarders)
+      leftAsIs: original
         .filter((m) => ['body', 'in-place'].includes(plan.methods.get(m.name + m.desc)!.kind))
         .map((m) => ({ method: m.name + m.desc, reason: 'the class could not be rewritten' })),
     },
