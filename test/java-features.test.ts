@@ -179,7 +179,7 @@ for (const release of RELEASES) {
       expect(meter.methods.filter((m) => (m.access & 0x0400) !== 0).map((m) => m.name)).toEqual(['measure']);
     });
 
-    test('newcalls: `new` of a public constructor in another package goes through the class\'s factory', () => {
+    test('newcalls: `new` and super(…) of constructors in another package pass the reified stack', () => {
       const parse = (name: string) => ClassFile.parse(readZipEntry(b.instrumentedJar, `${name}.class`)!, name);
       const calls = (name: string) => {
         const cf = parse(name);
@@ -190,15 +190,16 @@ for (const release of RELEASES) {
           for (const n of readCode(cf, m, attr).nodes) {
             if (isLabel(n) || (n.op !== OP.INVOKESPECIAL && n.op !== OP.INVOKESTATIC)) continue;
             const ref = cf.cp.memberRef(n.cp!);
-            if (ref.owner.startsWith('newcalls/shapes/')) out.push(`${n.op === OP.INVOKESPECIAL ? 'special' : 'static'} ${ref.owner}.${ref.name}`);
+            if (ref.owner.startsWith('newcalls/shapes/')) out.push(`${n.op === OP.INVOKESPECIAL ? 'special' : 'static'} ${ref.owner}.${ref.name}${ref.desc}`);
           }
         }
         return out;
       };
-      // Every `new` of Main reaches shapes through a factory; the protected constructor stays super(...).
+      // Every `new` of Main reaches shapes through a factory, and super(...) of a protected
+      // constructor the extended one, which is protected too.
       expect(calls('newcalls/Main').filter((c) => c.startsWith('special'))).toEqual([]);
-      expect(calls('newcalls/Main').filter((c) => c.endsWith('.komorium$new')).length).toBe(10);
-      expect(calls('newcalls/Main$Named')).toEqual(['special newcalls/shapes/Point.<init>']);
+      expect(calls('newcalls/Main').filter((c) => c.includes('.komorium$new(')).length).toBe(10);
+      expect(calls('newcalls/Main$Named')).toEqual(['special newcalls/shapes/Point.<init>(Ljava/lang/String;Lkomorium/runtime/TC;[II)V']);
       // One factory per public constructor (not the protected one), and the constant that initializes the class.
       const point = parse('newcalls/shapes/Point');
       expect(point.methods.filter((m) => m.name === 'komorium$new').map((m) => m.desc).sort()).toEqual([
@@ -208,8 +209,11 @@ for (const release of RELEASES) {
         '([ILkomorium/runtime/TC;[II)Lnewcalls/shapes/Point;',
       ]);
       expect(point.fields.filter((f) => f.name === 'komorium$new').map((f) => f.access)).toEqual([0x1019]);
-      // The extended constructors stay package-private, out of getConstructors().
-      expect(point.methods.filter((m) => m.name === '<init>' && m.desc.includes('komorium')).every((m) => (m.access & 0x0005) === 0)).toBe(true);
+      // Extended constructors are never public (getConstructors() does not list them): those of public
+      // and protected constructors are protected.
+      const extended = point.methods.filter((m) => m.name === '<init>' && m.desc.includes('komorium'));
+      expect(extended.length).toBe(5);
+      expect(extended.map((m) => m.access & 0x0007)).toEqual([0x0004, 0x0004, 0x0004, 0x0004, 0x0004]);
     });
 
     if (release === 8 || release === 17) {

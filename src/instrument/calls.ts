@@ -21,10 +21,13 @@ export type CallDecision =
   /** Keep the call; the callee provably cannot call back into instrumented code. */
   | 'plain'
   /**
-   * `new C(…)` of a constructor in another package: through C's factory (RT.FACTORY_METHOD) when
-   * the site has the shape `new C; dup; …; invokespecial` (method-body.ts), else a call-out.
+   * A constructor of an instrumented class in another package, whose extended version is not public
+   * (extendedMember): method-body.ts looks at the receiver. `new C(…)` goes through C's factory
+   * (RT.FACTORY_METHOD) when there is one and the site has the shape `new C; dup; …; invokespecial`;
+   * `super(…)` of a public or protected constructor calls the protected extended one; anything
+   * else is a call-out.
    */
-  | 'factory'
+  | 'other-package-init'
   /**
    * An instance method of an instrumented interface: a receiver that implements the interface's
    * companion (companion.ts) gets the extended call through it, any other one (a lambda, a proxy)
@@ -115,7 +118,7 @@ export function decideCall(site: CallSite, program: ProgramView): CallDecision {
     if (viaCompanion(site, ownerPlan, declared)) return 'companion';
     if (!callsExtended(ownerPlan, declared)) return 'callout';
     // Extended constructors are package-private (see extendedMember).
-    if (site.name === '<init>' && packageOf(site.owner) !== packageOf(site.caller)) return hasFactory(ownerPlan, declared) ? 'factory' : 'callout';
+    if (site.name === '<init>' && packageOf(site.owner) !== packageOf(site.caller)) return 'other-package-init';
     return extendedKind(site, ownerPlan, declared);
   }
   if (site.name === '<init>') return 'callout';
@@ -129,6 +132,13 @@ export function decideCall(site: CallSite, program: ProgramView): CallDecision {
   const m = plan?.methods.get(key);
   if (plan && m && viaCompanion(site, plan, m)) return 'companion';
   return plan && m && callsExtended(plan, m) ? extendedKind(site, plan, m) : 'callout';
+}
+
+/** For a call decided 'other-package-init': whether `new` may use a factory, and `super(…)` the extended constructor. */
+export function otherPackageInit(site: CallSite, program: ProgramView): { factory: boolean; inherited: boolean } {
+  const plan = program.plans.get(site.owner)!;
+  const m = plan.methods.get(methodKey(site.name, site.desc))!;
+  return { factory: hasFactory(plan, m), inherited: (m.access & (ACC.PUBLIC | ACC.PROTECTED)) !== 0 };
 }
 
 /** Virtual and interface calls of a companion method; invokespecial (I.super.m()) stays a call-out. */

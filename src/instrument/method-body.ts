@@ -19,7 +19,8 @@ import { OP } from '../bytecode/opcodes.js';
 import { RT, extendDescriptor, extendedName, factoryDescriptor } from './runtime-names.js';
 import { field, invoke, isInvoke, isReturn, isVarInsn, isWideVar, load, loadOpFor, op, pushInt, returnOpFor } from './emit.js';
 import { extendedEntryFrame, loadArgs } from './members.js';
-import { decideCall, type ProgramView } from './calls.js';
+import { decideCall, otherPackageInit, type ProgramView } from './calls.js';
+import { simulateFrames } from '../analysis/frames.js';
 import { companionName } from './companion.js';
 import { KomoriumError } from '../errors.js';
 
@@ -187,7 +188,7 @@ export function instrumentBody(
 
   const nodes = code.nodes;
   const deferred = deferredCounters(nodes, code.tryCatch, pieceAt);
-  const factories = factorySites();
+  const factories = otherPackageConstructors();
   for (let i = 0; i < nodes.length; i++) {
     const n = nodes[i];
     if (isLabel(n)) {
@@ -266,39 +267,54 @@ export function instrumentBody(
   return stats;
 
   /**
-   * The constructor calls that go through a factory (decideCall 'factory'): `new C; dup; <args>;
-   * invokespecial C.<init>` becomes `getstatic C.komorium$new; pop; <args>; <tc, stack, sp>;
-   * invokestatic C.komorium$new`, which leaves the same initialized C on the stack. Only where the
-   * frames show exactly that shape: the instance is made by a `new` directly followed by `dup`, the
-   * two copies are the only ones on the stack until the call, and no local ever holds one. In
-   * code without frames, and anywhere else, the call stays a call-out.
+   * Calls of constructors in another package (decideCall 'other-package-init'), by what the
+   * stack shows (the recorded frames, or a straight-line simulation where the method has none):
+   *  - 'super': `super(…)` or `this(…)` on uninitializedThis, of a public or protected
+   *    constructor: its extended version is protected, so the call passes the extra arguments;
+   *  - 'factory': `new C; dup; <args>; invokespecial C.<init>` of a constructor with a factory
+   *    becomes `getstatic C.komorium$new; pop; <args>; <tc, stack, sp>; invokestatic
+   *    C.komorium$new`, which leaves the same initialized C on the stack. Only where the stack shows
+   *    exactly that shape: the instance is made by a `new` directly followed by `dup`, the two
+   *    copies are the only ones on the stack until the call, and no local ever holds one.
+   * Any other call stays a call-out to the original constructor.
    */
-  function factorySites(): { calls: Set<Insn>; replace: Map<Insn, Insn[]>; gone: Set<Insn> } {
-    const calls = new Set<Insn>();
+  function otherPackageConstructors(): { sites: Map<Insn, 'super' | 'factory'>; replace: Map<Insn, Insn[]>; gone: Set<Insn> } {
+    const sites = new Map<Insn, 'super' | 'factory'>();
     const replace = new Map<Insn, Insn[]>();
     const gone = new Set<Insn>();
-    if (!framesBefore) return { calls, replace, gone };
-    let index: Map<Insn, number> | null = null;
-    let inLocals: Set<VType> | null = null;
+    const candidates: { i: number; n: Insn; desc: string; owner: string; reach: { factory: boolean; inherited: boolean } }[] = [];
     for (let i = 0; i < nodes.length; i++) {
       const n = nodes[i]!;
       if (isLabel(n) || n.op !== OP.INVOKESPECIAL) continue;
       const ref = cp.memberRef(n.cp!);
       if (ref.name !== '<init>') continue;
       const site = { op: n.op, owner: ref.owner, name: ref.name, desc: ref.desc, isInterface: ref.isInterface, caller: cf.thisClass };
-      if (decideCall(site, program) !== 'factory') continue;
-      const stack = framesBefore[i]?.stack;
-      const argc = parseMethodDescriptor(ref.desc).args.length;
-      if (!stack || stack.length < argc + 2) continue;
+      if (decideCall(site, program) !== 'other-package-init') continue;
+      candidates.push({ i, n, desc: ref.desc, owner: ref.owner, reach: otherPackageInit(site, program) });
+    }
+    if (candidates.length === 0) return { sites, replace, gone };
+    // Without stack map frames (older class files, straight-line methods) the shapes come from a
+    // simulation, which knows nothing after a jump: such sites stay call-outs.
+    const shapes = framesBefore ?? simulateFrames(cf, method, code);
+    let index: Map<Insn, number> | null = null;
+    let inLocals: Set<VType> | null = null;
+    for (const { i, n, desc, owner, reach } of candidates) {
+      const stack = shapes[i]?.stack;
+      const argc = parseMethodDescriptor(desc).args.length;
+      if (!stack || stack.length < argc + 1) continue;
       const made = stack[stack.length - 1 - argc]!;
-      if (typeof made === 'string' || made.op !== OP.NEW || stack[stack.length - 2 - argc] !== made) continue;
+      if (made === 'U') {
+        if (reach.inherited) sites.set(n, 'super');
+        continue;
+      }
+      if (!reach.factory || typeof made === 'string' || made.op !== OP.NEW || stack[stack.length - 2 - argc] !== made) continue;
       if (index === null) {
         index = new Map();
         inLocals = new Set();
         for (let j = 0; j < nodes.length; j++) {
           const x = nodes[j]!;
           if (!isLabel(x) && x.op === OP.NEW) index.set(x, j);
-          for (const v of framesBefore[j]?.locals ?? []) if (typeof v !== 'string') inLocals.add(v);
+          for (const v of shapes[j]?.locals ?? []) if (typeof v !== 'string') inLocals.add(v);
         }
       }
       const at = index.get(made);
@@ -306,18 +322,18 @@ export function instrumentBody(
       if (at === undefined || dup === undefined || isLabel(dup) || dup.op !== OP.DUP || inLocals!.has(made)) continue;
       let shaped = true;
       for (let j = at + 1; j <= i && shaped; j++) {
-        const f = framesBefore[j];
+        const f = shapes[j];
         if (f) shaped = f.stack.filter((v) => v === made).length === (j === at + 1 ? 1 : 2);
       }
       if (!shaped) continue;
-      calls.add(n);
+      sites.set(n, 'factory');
       gone.add(made);
       // Both at the `new`: no position between it and the `dup` (where MaxPath may put a check)
       // has anything on the stack that the frames, once filtered, do not show.
-      replace.set(made, [field(cp, OP.GETSTATIC, ref.owner, RT.FACTORY_INIT_FIELD, 'I'), op(OP.POP)]);
+      replace.set(made, [field(cp, OP.GETSTATIC, owner, RT.FACTORY_INIT_FIELD, 'I'), op(OP.POP)]);
       replace.set(dup, []);
     }
-    return { calls, replace, gone };
+    return { sites, replace, gone };
   }
 
   function storeCounter(): Insn[] {
@@ -420,12 +436,16 @@ export function instrumentBody(
       if (local) out.push(...reloadCounter());
       return;
     }
-    if (decision === 'factory') {
-      if (factories.calls.has(n)) {
-        stats.extendedCalls++;
-        out.push(load(OP.ALOAD, tcVar), load(OP.ALOAD, stackVar), load(OP.ILOAD, spVar));
-        out.push(invoke(cp, OP.INVOKESTATIC, ref.owner, RT.FACTORY_METHOD, factoryDescriptor(ref.owner, ref.desc)));
-      } else calloutAround(n);
+    if (decision === 'other-package-init') {
+      const how = factories.sites.get(n);
+      if (how === undefined) {
+        calloutAround(n);
+        return;
+      }
+      stats.extendedCalls++;
+      out.push(load(OP.ALOAD, tcVar), load(OP.ALOAD, stackVar), load(OP.ILOAD, spVar));
+      if (how === 'factory') out.push(invoke(cp, OP.INVOKESTATIC, ref.owner, RT.FACTORY_METHOD, factoryDescriptor(ref.owner, ref.desc)));
+      else out.push({ op: OP.INVOKESPECIAL, cp: cp.methodrefIndex(ref.owner, ref.name, extendDescriptor(ref.desc)) });
       return;
     }
     if (decision === 'companion') {
@@ -681,9 +701,11 @@ export function extendedMember(cf: ClassFile, method: MemberInfo): MemberInfo {
   const desc = extendDescriptor(method.desc);
   const name = extendedName(method.name);
   // getConstructors() must not show extended constructors (Rhino, DI containers count them), so
-  // they are package-private; call sites in other packages use the original constructor.
-  const hidden = method.name === '<init>' ? ACC.PUBLIC | ACC.PROTECTED : 0;
-  return cf.newMember((method.access | ACC.SYNTHETIC) & ~(ACC.VARARGS | ACC.BRIDGE | hidden), name, desc);
+  // those of public and protected constructors are protected: super(…) from a subclass in another
+  // package still reaches them, and `new` there goes through a factory (RT.FACTORY_METHOD).
+  let access = (method.access | ACC.SYNTHETIC) & ~(ACC.VARARGS | ACC.BRIDGE);
+  if (method.name === '<init>' && (access & ACC.PUBLIC) !== 0) access = (access & ~ACC.PUBLIC) | ACC.PROTECTED;
+  return cf.newMember(access, name, desc);
 }
 
 export { parseMethodDescriptor };
