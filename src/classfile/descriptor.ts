@@ -52,7 +52,8 @@ export function isValidFieldDescriptor(desc: string): boolean {
 
 /** Syntax per JVMS 4.3.3 and at most 255 argument slots (before counting `this`). */
 export function isValidMethodDescriptor(desc: string): boolean {
-  return tryParse(desc) !== null && argSlotsUnchecked(desc) <= 255;
+  const parsed = parsedMethod(desc);
+  return parsed !== null && parsed.slots <= 255;
 }
 
 function tryParse(desc: string): { args: string[]; ret: string } | null {
@@ -72,11 +73,35 @@ function tryParse(desc: string): { args: string[]; ret: string } | null {
   return { args, ret: desc.slice(i) };
 }
 
-/** Splits a method descriptor. `ret` is 'V' for void. Throws KomoriumError on a malformed descriptor. */
-export function parseMethodDescriptor(desc: string): { args: string[]; ret: string } {
+/** A valid method descriptor, split, with its argument slots. */
+interface ParsedMethod {
+  readonly split: { readonly args: readonly string[]; readonly ret: string };
+  readonly slots: number;
+}
+
+/**
+ * Descriptors repeat across a program (a jar has a few thousand distinct ones and parses each
+ * many times), so parses are kept; the cache is dropped whole when it grows past a bound.
+ */
+const parsedMethods = new Map<string, ParsedMethod>();
+const MAX_CACHED = 100_000;
+
+function parsedMethod(desc: string): ParsedMethod | null {
+  let p = parsedMethods.get(desc);
+  if (p !== undefined) return p;
   const parsed = tryParse(desc);
+  if (parsed === null) return null;
+  if (parsedMethods.size >= MAX_CACHED) parsedMethods.clear();
+  p = { split: Object.freeze({ args: Object.freeze(parsed.args), ret: parsed.ret }), slots: argSlotsUnchecked(desc) };
+  parsedMethods.set(desc, p);
+  return p;
+}
+
+/** Splits a method descriptor. `ret` is 'V' for void. Throws KomoriumError on a malformed descriptor. */
+export function parseMethodDescriptor(desc: string): { readonly args: readonly string[]; readonly ret: string } {
+  const parsed = parsedMethod(desc);
   if (parsed === null) throw new KomoriumError(`invalid method descriptor '${desc}'`);
-  return parsed;
+  return parsed.split;
 }
 
 /** 0 for V, 2 for J and D, 1 otherwise (also for arrays of longs). */
@@ -100,8 +125,9 @@ function argSlotsUnchecked(desc: string): number {
 
 /** Local variable slots the arguments take, without `this`. Throws KomoriumError on a malformed descriptor. */
 export function argSlots(desc: string): number {
-  if (tryParse(desc) === null) throw new KomoriumError(`invalid method descriptor '${desc}'`);
-  return argSlotsUnchecked(desc);
+  const parsed = parsedMethod(desc);
+  if (parsed === null) throw new KomoriumError(`invalid method descriptor '${desc}'`);
+  return parsed.slots;
 }
 
 /** The return type of a method descriptor ('V' for void), without validating the arguments. */
