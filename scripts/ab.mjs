@@ -7,8 +7,9 @@
 //     base='java -cp /usr/share/java/sunflow.jar:.cache/bench/drivers SunflowRender scene.sc out.png' \
 //     none='java -Dkomorium.agent=none -cp sunflow-komorium.jar:.cache/bench/drivers SunflowRender scene.sc out.png'
 //
-// Each command runs through `sh -c` in a fresh temporary directory; its output is discarded, and a
-// non-zero exit stops the comparison (a run that failed is not a time).
+// Each command runs through `sh -c` in a fresh temporary directory; its output is discarded, and an
+// exit status other than the expected one (`--exit N`, default 0: ecj exits 255 when it reports errors)
+// stops the comparison, since a run that failed is not a time.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,17 +17,19 @@ import { join } from 'node:path';
 
 const args = process.argv.slice(2);
 let reps = 5;
+let expectedExit = 0;
 const configs = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--reps') reps = Number(args[++i]);
+  else if (args[i] === '--exit') expectedExit = Number(args[++i]);
   else {
     const eq = args[i].indexOf('=');
     if (eq <= 0) throw new Error(`expected NAME=COMMAND, got ${args[i]}`);
     configs.push({ name: args[i].slice(0, eq), cmd: args[i].slice(eq + 1), times: [] });
   }
 }
-if (configs.length === 0 || !(reps >= 1)) {
-  console.error('usage: node scripts/ab.mjs [--reps N] NAME=COMMAND...');
+if (configs.length === 0 || !(reps >= 1) || !Number.isInteger(expectedExit)) {
+  console.error('usage: node scripts/ab.mjs [--reps N] [--exit STATUS] NAME=COMMAND...');
   process.exit(2);
 }
 
@@ -43,8 +46,8 @@ for (let r = 0; r < reps; r++) {
     const res = spawnSync('sh', ['-c', c.cmd], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
     rmSync(dir, { recursive: true, force: true });
-    if (res.status !== 0) {
-      console.error(`${c.name} exited with ${res.status ?? res.signal}:\n${res.stderr}`);
+    if (res.status !== expectedExit) {
+      console.error(`${c.name} exited with ${res.status ?? res.signal}, not ${expectedExit}:\n${res.stderr}`);
       process.exit(1);
     }
     c.times.push(seconds);

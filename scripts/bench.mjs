@@ -463,7 +463,7 @@ async function main() {
   const opts = parseArgs(process.argv.slice(2));
   if (opts.reportOnly) {
     const results = JSON.parse(readFileSync(opts.json, 'utf8'));
-    writeReport(results, { md: opts.md, figures: opts.figures });
+    writeReport(results, { md: opts.md, figures: opts.figures, json: opts.json });
     log(`wrote ${relative(REPO, opts.md)} and figures in ${relative(REPO, opts.figures)} from ${relative(REPO, opts.json)}`);
     return;
   }
@@ -513,7 +513,7 @@ async function main() {
   results.finishedAt = new Date().toISOString();
   results.machine.loadavgAtEnd = existsSync('/proc/loadavg') ? readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') : '';
   saveJson(opts.json, results);
-  writeReport(results, { md: opts.md, figures: opts.figures });
+  writeReport(results, { md: opts.md, figures: opts.figures, json: opts.json });
   log(`done in ${((Date.now() - started.getTime()) / 60000).toFixed(1)} min: ${relative(REPO, opts.json)}, ${relative(REPO, opts.md)}, ${relative(REPO, opts.figures)}/`);
 }
 
