@@ -92,7 +92,7 @@ function parsedMethod(desc: string): ParsedMethod | null {
   const parsed = tryParse(desc);
   if (parsed === null) return null;
   if (parsedMethods.size >= MAX_CACHED) parsedMethods.clear();
-  p = { split: Object.freeze({ args: Object.freeze(parsed.args), ret: parsed.ret }), slots: argSlotsUnchecked(desc) };
+  p = { split: Object.freeze({ args: Object.freeze(parsed.args), ret: parsed.ret }), slots: parsed.args.reduce((n, a) => n + typeSize(a), 0) };
   parsedMethods.set(desc, p);
   return p;
 }
@@ -108,19 +108,6 @@ export function parseMethodDescriptor(desc: string): { readonly args: readonly s
 export function typeSize(fieldDesc: string): number {
   const c = fieldDesc[0];
   return c === 'V' ? 0 : c === 'J' || c === 'D' ? 2 : 1;
-}
-
-function argSlotsUnchecked(desc: string): number {
-  let slots = 0;
-  let i = 1;
-  while (i < desc.length && desc[i] !== ')') {
-    const c = desc[i];
-    slots += c === 'J' || c === 'D' ? 2 : 1;
-    const end = fieldEnd(desc, i);
-    if (end < 0) return Infinity;
-    i = end;
-  }
-  return slots;
 }
 
 /** Local variable slots the arguments take, without `this`. Throws KomoriumError on a malformed descriptor. */
