@@ -45,7 +45,7 @@ export interface CallSite {
   caller: string;
 }
 
-function packageOf(name: string): string {
+export function packageOf(name: string): string {
   return name.slice(0, Math.max(0, name.lastIndexOf('/')));
 }
 

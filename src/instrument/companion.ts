@@ -20,7 +20,7 @@ import { MissingClassError } from '../hierarchy/hierarchy.js';
 import { minimalClassBytes } from './holder.js';
 import { RT, extendDescriptor, extendedName } from './runtime-names.js';
 import { companionMethods, hasExtended, methodKey, overridable, planClass, type ClassPlan } from './plan.js';
-import type { ProgramView } from './calls.js';
+import { packageOf, type ProgramView } from './calls.js';
 
 export function companionName(iface: string): string {
   return iface + RT.COMPANION_SUFFIX;
@@ -44,7 +44,8 @@ export function buildCompanion(cf: ClassFile): { name: string; bytes: Uint8Array
 /**
  * The companions that class `name` implements: those of its instrumented superinterfaces for whose
  * every method virtual dispatch on this class selects a method with a safe extended version. An
- * abstract class that leaves one unimplemented gets none; its concrete subclasses get it.
+ * abstract class that leaves one unimplemented gets none; its concrete subclasses get it. A class
+ * outside a package-private interface's package never lists that companion itself.
  */
 export function companionsOf(name: string, program: ProgramView): string[] {
   let interfaces: string[];
@@ -58,6 +59,10 @@ export function companionsOf(name: string, program: ProgramView): string[] {
   for (const i of interfaces) {
     const plan = program.plans.get(i);
     if (!plan) continue;
+    // A companion has its interface's access: a package-private one cannot be a superinterface of a
+    // subclass in another package (IllegalAccessError at class loading). That subclass still gets
+    // the companion from the superclass in the interface's package, which implements it.
+    if ((plan.access & ACC.PUBLIC) === 0 && packageOf(i) !== packageOf(name)) continue;
     const methods = companionMethods(plan);
     if (methods.length > 0 && methods.every((m) => selectsExtended(name, m, program))) out.push(companionName(i));
   }
