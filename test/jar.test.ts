@@ -12,6 +12,7 @@ import {
   writeDir, writeError, writeJar,
 } from '../src/jar/index.js';
 import type { Entry } from '../src/jar/index.js';
+import { writeZip } from '../src/jar/zip.js';
 import { debianJar, javaBin, listZipEntries } from './support/corpus.js';
 
 let tmp: string;
@@ -72,6 +73,21 @@ describe('jar input and output', () => {
     // The manifest's Main-Class and Class-Path (cup.jar) still work.
     const r = spawnSync(javaBin('java'), ['-jar', out, '--version'], { encoding: 'utf8', timeout: 120_000 });
     expect(r.stdout).toContain('This is JFlex');
+  });
+
+  it('drops repeated folders and identical repeated files, and refuses a name repeated with other bytes', async () => {
+    const enc = (t: string) => new TextEncoder().encode(t);
+    const zip = (entries: { name: string; data: Uint8Array; isDirectory: boolean }[], name: string) => {
+      const path = join(tmp, name);
+      writeFileSync(path, writeZip(entries, FIXED_DATE));
+      return path;
+    };
+    const dir = (name: string) => ({ name, data: new Uint8Array(0), isDirectory: true });
+    const f = (name: string, text: string) => ({ name, data: enc(text), isDirectory: false });
+    const merged = zip([dir('com/'), f('com/a.txt', 'a'), dir('com/'), f('com/a.txt', 'a'), f('com/b.txt', 'b')], 'repeats.jar');
+    expect((await readInput(merged)).entries.map((e) => e.name)).toEqual(['com/', 'com/a.txt', 'com/b.txt']);
+    const clash = zip([f('com/a.txt', 'a'), f('com/a.txt', 'other')], 'clash.jar');
+    await expect(readInput(clash)).rejects.toThrow(`${clash}: two entries named com/a.txt with different contents`);
   });
 
   it('gives the same bytes for the same entries, in any time zone', async () => {

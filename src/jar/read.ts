@@ -26,7 +26,7 @@ export async function readInput(path: string): Promise<Input> {
 }
 
 export async function readJar(path: string, data: Uint8Array): Promise<Entry[]> {
-  return readZip(path, data).map((z) => {
+  const entries = readZip(path, data).map((z) => {
     const entry: Entry = {
       name: z.name,
       data: z.data,
@@ -38,6 +38,28 @@ export async function readJar(path: string, data: Uint8Array): Promise<Entry[]> 
     if (z.comment) entry.comment = z.comment;
     return entry;
   });
+  return withoutRepeats(path, entries);
+}
+
+/**
+ * A zip may hold two entries of one name (Debian's kotlin-compiler jar has `com/` twice, from jars
+ * merged by concatenation). A repeated folder, or a repeated file with the same bytes, is dropped
+ * where it repeats. A repeated file with other bytes is refused: which of the two a JVM loads depends
+ * on its zip reader, so there is no one program to profile.
+ */
+function withoutRepeats(path: string, entries: Entry[]): Entry[] {
+  const first = new Map<string, Entry>();
+  const out: Entry[] = [];
+  for (const e of entries) {
+    const seen = first.get(e.name);
+    if (!seen) {
+      first.set(e.name, e);
+      out.push(e);
+    } else if (!(seen.isDirectory && e.isDirectory) && !Buffer.from(seen.data).equals(e.data)) {
+      throw new KomoriumError(`${path}: two entries named ${e.name} with different contents; which one a JVM loads depends on its zip reader`);
+    }
+  }
+  return out;
 }
 
 /** A class folder, walked depth-first with names in code-unit order, so the order does not depend on the file system. */
