@@ -12,7 +12,7 @@ import { writeCode } from '../bytecode/code-writer.js';
 import type { MethodCode } from '../bytecode/ir.js';
 import { OP } from '../bytecode/opcodes.js';
 import { simulateFrames } from '../analysis/frames.js';
-import { ClassFormatError, KomoriumError } from '../errors.js';
+import { ClassFormatError, KomoriumError, MethodTooLargeError } from '../errors.js';
 import { RT } from './runtime-names.js';
 import type { ProgramView } from './calls.js';
 import { instrumentBody, extendedMember, NotInstrumentable, type BodyStats } from './method-body.js';
@@ -58,11 +58,16 @@ export interface ClassReport {
    * larger: HotSpot interprets them for ever unless the JVM runs with -XX:-DontCompileHugeMethods.
    */
   overJitLimit: string[];
+  /**
+   * Methods whose code outgrew 64 KiB with MaxPath splitting and fit without it (bcprov's table
+   * initialisers): every bytecode is counted, but a sample can land up to a whole block late.
+   */
+  withoutMaxPath: string[];
   leftAsIs: LeftAsIs[];
 }
 
 /** The counters a class report sums, all zero. */
-export function emptyCounts(): Omit<ClassReport, 'className' | 'leftAsIs' | 'overJitLimit'> {
+export function emptyCounts(): Omit<ClassReport, 'className' | 'leftAsIs' | 'overJitLimit' | 'withoutMaxPath'> {
   return {
     methods: 0,
     instrumented: 0,
@@ -80,7 +85,7 @@ export function emptyCounts(): Omit<ClassReport, 'className' | 'leftAsIs' | 'ove
 }
 
 export function emptyReport(className: string, methods: number): ClassReport {
-  return { className, ...emptyCounts(), methods, overJitLimit: [], leftAsIs: [] };
+  return { className, ...emptyCounts(), methods, overJitLimit: [], withoutMaxPath: [], leftAsIs: [] };
 }
 
 /** HotSpot's HugeMethodLimit: with DontCompileHugeMethods (the default) longer methods stay interpreted. */
@@ -176,11 +181,10 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
     const mid = { owner: midOwner, name: RT.MID_FIELD_PREFIX + midIndex };
     const mode = kind === 'body' ? 'extended' : 'in-place';
     const ext = kind === 'body' ? extendedMember(cf, m) : m;
-    let code: MethodCode | null = null;
-    try {
-      code = readCode(cf, m, attr);
+    const rewrite = (maxPath: number) => {
+      const code = readCode(cf, m, attr);
       const line = firstLine(code);
-      const pieces = computePieces(code, options);
+      const pieces = computePieces(code, { checks: options.checks, maxPath });
       const frames = needFramesFor(code) ? simulateFrames(cf, m, code) : null;
       const stats = instrumentBody(cf, m, code, pieces, frames, program, {
         mode,
@@ -190,11 +194,23 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
         mid,
         dispatchCheck: checked,
       });
+      // For <clinit> only a trial: the identifiers' initialisation goes in front of it at the end.
+      return { code, line, stats, encoded: writeCode(cf, ext, code) };
+    };
+    try {
+      let r: ReturnType<typeof rewrite>;
+      try {
+        r = rewrite(options.maxPath);
+      } catch (e) {
+        // MaxPath's checks can push a long straight-line body (a table initialiser) past 64 KiB.
+        if (!(e instanceof MethodTooLargeError) || options.maxPath === 0) throw e;
+        r = rewrite(0);
+        report.withoutMaxPath.push(`${m.name}${m.desc}`);
+      }
+      const { code, line, stats, encoded } = r;
       if (m.name === '<clinit>') {
-        // The identifiers are initialised first in <clinit>; the in-place body goes after.
         clinit = { member: m, code, original: false };
       } else {
-        const encoded = writeCode(cf, ext, code);
         if (codeLength(attr) <= HUGE_METHOD_LIMIT && codeLength(encoded) > HUGE_METHOD_LIMIT) {
           report.overJitLimit.push(`${m.name}${m.desc}`);
         }

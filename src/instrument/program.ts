@@ -41,6 +41,8 @@ export interface InstrumentSummary {
   totals: ReturnType<typeof emptyCounts>;
   /** Methods that crossed HotSpot's HugeMethodLimit (see ClassReport.overJitLimit). */
   overJitLimit: string[];
+  /** Methods instrumented without MaxPath splitting, which made them too large (ClassReport.withoutMaxPath). */
+  withoutMaxPath: string[];
   leftAsIs: { className: string; method: string; reason: string }[];
   warnings: string[];
 }
@@ -354,8 +356,10 @@ function summarize(
 
   const leftAsIs: InstrumentSummary['leftAsIs'] = [];
   const overJitLimit: string[] = [];
+  const withoutMaxPath: string[] = [];
   for (const r of reports) {
     for (const m of r.overJitLimit) overJitLimit.push(`${r.className.replace(/\//g, '.')}.${m}`);
+    for (const m of r.withoutMaxPath) withoutMaxPath.push(`${r.className.replace(/\//g, '.')}.${m}`);
     for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += r[k];
     for (const l of r.leftAsIs) leftAsIs.push({ className: r.className, ...l });
   }
@@ -370,6 +374,7 @@ function summarize(
     totals,
     leftAsIs,
     overJitLimit,
+    withoutMaxPath,
     warnings,
   };
 }

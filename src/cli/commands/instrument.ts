@@ -53,6 +53,13 @@ export function formatSummary(s: InstrumentSummary): string {
         (s.overJitLimit.length > 5 ? ', …' : ''),
     );
   }
+  if (s.withoutMaxPath.length > 0) {
+    lines.push(
+      `note: ${s.withoutMaxPath.length} methods would outgrow 64 KiB with --max-path checks and were instrumented without them: ` +
+        `${s.withoutMaxPath.slice(0, 5).join(', ')}` +
+        (s.withoutMaxPath.length > 5 ? ', …' : ''),
+    );
+  }
   for (const w of s.warnings) lines.push(`warning: ${w}`);
   return lines.join('\n');
 }
