@@ -5,13 +5,17 @@
  * program prints the same, verified, and the exact profile counts bytecodes in the method), or left as
  * it was and named in the `instrument` summary with a reason (and the program still prints the same).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { javac, jarDir, runJava, tmpDir } from './support/java.js';
 import { instrument } from './support/komorium.js';
 import { verifyJar, describeVerify } from './support/verify.js';
 import { readProfile } from '../src/profile/read.js';
+import { ClassFile } from '../src/classfile/classfile.js';
+import { readCode } from '../src/bytecode/code-reader.js';
+import { writeCode } from '../src/bytecode/code-writer.js';
+import { isLabel } from '../src/bytecode/ir.js';
 
 /** Class name → [method name, descriptor, Java source of the class]. */
 const CASES: Record<string, { method: string; desc: string; src: () => string }> = {
@@ -196,5 +200,70 @@ describe('pathological methods', () => {
     expect(summary).toMatch(/^note: 1 methods would outgrow 64 KiB with --max-path checks and were instrumented without them: Tables\.<clinit>\(\)V$/m);
     // Every name in the summary is one of the methods above.
     for (const k of left.keys()) expect(Object.entries(CASES).map(([cls, c]) => `${cls}.${c.method}${c.desc}`)).toContain(k);
+  });
+});
+
+/**
+ * kotlinc reuses the one-slot marker argument of its `$default` methods as the first half of a long
+ * (Debian's kotlin-compiler: PerfUtilsKt.withMeasureWallAndThreadTimesAndMemory$default). javac never
+ * does, so the method is compiled by javac with the long in slots 2-3 and then moved to slots 1-2.
+ */
+describe('a long kept in the last argument slot and the one after it', () => {
+  test('is instrumented, verifies and prints the same', async () => {
+    const dir = tmpDir('komorium-straddle-');
+    const src = join(dir, 'src');
+    mkdirSync(src);
+    writeFileSync(
+      join(src, 'Straddle.java'),
+      `public class Straddle {
+  static long f(int a, Object marker) {
+    long t = a * 3_000_000_000L;
+    if (a > 1) t += a; else t -= 7;
+    for (int i = 0; i < a; i++) t ^= i;
+    return t;
+  }
+  public static void main(String[] args) {
+    for (int a = 0; a < 5; a++) System.out.println(f(a, null));
+  }
+}
+`,
+    );
+    const classes = join(dir, 'classes');
+    javac(src, classes, { release: 8 });
+    const path = join(classes, 'Straddle.class');
+    const cf = ClassFile.parse(readFileSync(path), 'Straddle.class');
+    const m = cf.methods.find((x) => x.name === 'f')!;
+    const attr = m.attributes.find((a) => a.name === 'Code')!;
+    const code = readCode(cf, m, attr);
+    // t: slots 2-3 → 1-2; the int i: slot 4 → 3.
+    const moved = (v: number) => (v === 2 ? 1 : v === 4 ? 3 : v);
+    let wide = 0;
+    for (const n of code.nodes) {
+      if (isLabel(n) || n.var === undefined) continue;
+      if (n.var === 2) wide++;
+      n.var = moved(n.var);
+    }
+    expect(wide).toBeGreaterThan(3);
+    for (const f of code.frames?.values() ?? []) {
+      // One VType per slot: [I, Object, J, T, I] → [I, J, T, I].
+      f.locals = f.locals.filter((_, slot) => slot !== 1);
+    }
+    for (const s of code.attributes) if (s.kind === 'LocalVariableTable') s.entries = s.entries.filter((e) => e.index === 0);
+    code.maxLocals = 4;
+    m.attributes[m.attributes.indexOf(attr)] = writeCode(cf, m, code);
+    writeFileSync(path, cf.toBytes());
+
+    const plain = await runJava({ cp: [classes], main: 'Straddle', jvmArgs: ['-Xverify:all'] });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout.split('\n')).toHaveLength(6);
+    const out = join(dir, 'out');
+    const summary = instrument(classes, out).stdout;
+    expect(summary).toContain('left as they were: 0 methods');
+    const exact = join(dir, 'exact.kprof');
+    const profiled = await runJava({ cp: [out], main: 'Straddle', jvmArgs: ['-Xverify:all', '-Dkomorium.agent=exact', '-Dkomorium.quiet=true', `-Dkomorium.out=${exact}`] });
+    expect(profiled.code, profiled.stderr).toBe(0);
+    expect(profiled.stdout).toBe(plain.stdout);
+    const counted = readProfile(exact).nodes.filter((n) => n.method?.name === 'f').reduce((s, n) => s + n.counter, 0);
+    expect(counted).toBeGreaterThan(50);
   });
 });

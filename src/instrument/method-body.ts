@@ -120,19 +120,35 @@ export function instrumentBody(
   const extraTypes: VType[] = [...RT.EXTRA_VTYPES];
   if (inPlace) extraTypes.push('I');
   if (local) extraTypes.push('I', 'I');
+  /**
+   * A long or double kept in the last argument slot and the one after it (kotlinc's `$default`
+   * methods reuse their one-slot marker argument that way) would overlap the extra arguments: it
+   * gets two slots of its own past the shifted locals. -1 when there is none.
+   */
+  const straddle =
+    shift > 0 && code.nodes.some((n) => !isLabel(n) && n.var === k - 1 && isWideVar(n.op)) ? code.maxLocals + shift : -1;
   /** Companion calls store their operands from here up (companionCall). */
-  const spillBase = Math.max(code.maxLocals + shift, base + extraTypes.length);
+  const spillBase = Math.max(code.maxLocals + shift + (straddle >= 0 ? 2 : 0), base + extraTypes.length);
   let spillTop = 0;
   const handlers = new Set(code.tryCatch.map((t) => t.handler));
   let reloadPending = false;
   const adapt = (f: Frame): Frame => {
     if (!inPlace) {
       const before = f.locals.slice(0, k);
-      if (before.length === k && (before[k - 1] === 'J' || before[k - 1] === 'D')) {
-        throw new NotInstrumentable('a two-slot local straddles the last argument slot');
+      const after = f.locals.slice(k);
+      const wide = before.length === k && (before[k - 1] === 'J' || before[k - 1] === 'D') ? before[k - 1]! : null;
+      if (wide) {
+        if (straddle < 0) throw new Error(`frame with ${wide} in the last argument slot, but no instruction puts it there`);
+        before[k - 1] = 'T';
+        if (after.length > 0) after[0] = 'T';
       }
       while (before.length < k) before.push('T');
-      return { locals: [...before, ...extraTypes, ...f.locals.slice(k)], stack: f.stack.slice() };
+      const locals = [...before, ...extraTypes, ...after];
+      if (wide) {
+        while (locals.length < straddle) locals.push('T');
+        locals.push(wide, 'T');
+      }
+      return { locals, stack: f.stack.slice() };
     }
     const locals = f.locals.slice(0, base);
     while (locals.length < base) locals.push('T');
@@ -209,12 +225,8 @@ export function instrumentBody(
     if (piece) emitCounter(piece, i);
     const late = deferred.to.get(i);
     if (late) emitCounter(late, i);
-    if (shift && isVarInsn(n.op) && n.var! >= k) {
-      if (n.var === k - 1 && isWideVar(n.op)) throw new NotInstrumentable('a two-slot local straddles the last argument slot');
-      n.var! += shift;
-    } else if (shift && isVarInsn(n.op) && n.var === k - 1 && isWideVar(n.op)) {
-      throw new NotInstrumentable('a two-slot local straddles the last argument slot');
-    }
+    if (shift && isVarInsn(n.op) && n.var! >= k) n.var! += shift;
+    else if (straddle >= 0 && n.var === k - 1 && isWideVar(n.op)) n.var = straddle;
     if (local && (isReturn(n.op) || n.op === OP.ATHROW)) out.push(...storeCounter());
     if (inPlace && isReturn(n.op)) {
       out.push(
@@ -236,7 +248,10 @@ export function instrumentBody(
   if (shift) {
     for (const slot of code.attributes) {
       if (slot.kind === 'LocalVariableTable' || slot.kind === 'LocalVariableTypeTable') {
-        for (const e of slot.entries) if (e.index >= k) e.index += shift;
+        for (const e of slot.entries) {
+          if (e.index >= k) e.index += shift;
+          else if (straddle >= 0 && e.index === k - 1 && /^[JD]$/.test(cp.utf8(e.descIndex))) e.index = straddle;
+        }
       } else if (slot.kind === 'RuntimeVisibleTypeAnnotations' || slot.kind === 'RuntimeInvisibleTypeAnnotations') {
         for (const a of slot.annotations) for (const r of a.ranges ?? []) if (r.index >= k) r.index += shift;
       }
@@ -263,7 +278,7 @@ export function instrumentBody(
   }
   code.nodes = out;
   code.frames = newFrames;
-  code.maxLocals = Math.max(code.maxLocals + shift, base + extraTypes.length, spillTop);
+  code.maxLocals = Math.max(code.maxLocals + shift + (straddle >= 0 ? 2 : 0), base + extraTypes.length, spillTop);
   return stats;
 
   /**
