@@ -11,13 +11,13 @@
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ClassFile } from '../src/classfile/classfile.js';
 import { readProfile } from '../src/profile/read.js';
 import { javaBin, javaHome, listZipEntries, readZipEntry } from './support/corpus.js';
 import { javac, tmpDir } from './support/java.js';
-import { instrument, type CliResult } from './support/komorium.js';
+import { cli as runCli, instrument, type CliResult } from './support/komorium.js';
 
 const TEMURIN_25 = '/usr/lib/jvm/temurin-25-jdk-amd64';
 const hasTemurin25 = existsSync(join(TEMURIN_25, 'bin', 'java'));
@@ -401,6 +401,15 @@ public class Main {
 
   it('gives byte-identical output when instrumented twice', () => {
     expectReproducible(plain, out, ['--classpath', libJar]);
+  });
+
+  it('takes --classpath as java takes -cp too: one list separated by the path delimiter', () => {
+    expectReproducible(plain, out, ['--classpath', `${libJar}${delimiter}${libJar}`]);
+    const missing = join(work, 'missing.jar');
+    const r = runCli(['instrument', plain, '-o', join(work, 'never.jar'), '--classpath', `${libJar}${delimiter}${missing}`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(`komorium-ts: --classpath element ${missing} does not exist`);
+    expect(existsSync(join(work, 'never.jar'))).toBe(false);
   });
 });
 

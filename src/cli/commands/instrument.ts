@@ -5,6 +5,7 @@ import { instrumentProgram, type InstrumentSummary } from '../../instrument/prog
 import { assertSafeOutput } from '../../jar/index.js';
 import { UsageError } from '../../errors.js';
 import { progressBar } from '../progress.js';
+import { CLASSPATH_HELP, classpathElements } from '../classpath.js';
 
 interface InstrumentArgs {
   input: string;
@@ -71,7 +72,7 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
     y
       .positional('input', { type: 'string', demandOption: true, describe: 'a jar, or a folder of .class files' })
       .option('output', { alias: 'o', type: 'string', describe: 'output jar or folder [default: <input>-komorium.jar]' })
-      .option('classpath', { alias: 'cp', type: 'string', array: true, default: [], describe: 'jars the input needs but that are not rewritten' })
+      .option('classpath', { alias: 'cp', type: 'string', array: true, default: [], describe: `jars the input needs but that are not rewritten (${CLASSPATH_HELP})` })
       .option('include', { type: 'string', array: true, default: [], describe: 'rewrite only classes matching (com.foo.**, com.foo.*, *Test)' })
       .option('exclude', { type: 'string', array: true, default: [], describe: 'leave classes matching as they are' })
       .option('checks', {
@@ -109,7 +110,7 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
     const summary = await instrumentProgram({
       input: args.input,
       output,
-      classpath: args.classpath,
+      classpath: classpathElements(args.classpath),
       include: args.include,
       exclude: args.exclude,
       skipBroken: args['skip-broken'],

@@ -5,12 +5,13 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, extname, join, resolve } from 'node:path';
+import { basename, delimiter, extname, join, resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { instrumentProgram } from '../../instrument/program.js';
 import { readProfile } from '../../profile/read.js';
 import { renderText } from '../../report/text.js';
 import { KomoriumError } from '../../errors.js';
+import { CLASSPATH_HELP, classpathElements } from '../classpath.js';
 
 interface RunArgs {
   jar: string;
@@ -47,7 +48,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('jvm-arg', { type: 'string', array: true, default: [], describe: 'extra JVM option, repeatable' })
       .option('java', { type: 'string', default: 'java', describe: 'the java launcher to run' })
       .option('top', { type: 'number', default: 15, describe: 'rows in the printed report' })
-      .option('classpath', { alias: 'cp', type: 'string', array: true, default: [], describe: 'jars the application needs (not rewritten)' })
+      .option('classpath', { alias: 'cp', type: 'string', array: true, default: [], describe: `jars the application needs, not rewritten (${CLASSPATH_HELP})` })
       .option('include', { type: 'string', array: true, default: [], describe: 'rewrite only classes matching (as for instrument)' })
       .option('exclude', { type: 'string', array: true, default: [], describe: 'leave classes matching as they are (as for instrument)' })
       .option('checks', { choices: ['all', 'optimized'] as const, default: 'optimized' as const, describe: 'as for instrument' })
@@ -57,17 +58,18 @@ export const runCommand: CommandModule<object, RunArgs> = {
     const work = mkdtempSync(join(tmpdir(), 'komorium-run-'));
     try {
       const instrumented = join(work, basename(a.jar));
+      const classpath = classpathElements(a.classpath);
       await instrumentProgram({
         input: a.jar,
         output: instrumented,
-        classpath: a.classpath,
+        classpath,
         include: a.include,
         exclude: a.exclude,
         skipBroken: false,
         options: { checks: a.checks, maxPath: a['max-path'], leafOpt: true, callbacks: true, counter: 'field' },
       });
       const out = resolve(a.out ?? basename(a.jar, extname(a.jar)) + '.kprof');
-      const cp = [instrumented, ...a.classpath].join(process.platform === 'win32' ? ';' : ':');
+      const cp = [instrumented, ...classpath].join(delimiter);
       const props = [
         `-Dkomorium.agent=${a.agent}`,
         `-Dkomorium.granularity=${a.granularity}`,
