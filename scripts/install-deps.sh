@@ -32,6 +32,8 @@ CACHE="$REPO/.cache"
 #   libmaven-compiler-plugin-java 3.10.1, libmaven-jar-plugin-java 3.3.0, libmaven-resources-plugin-java 3.3.0:
 #                        the plugins samples/maven pins, for `mvn -o -Dmaven.repo.local=/usr/share/maven-repo`
 #   junit5               org.junit:junit-bom, which plexus-compiler's POM (under maven-compiler-plugin) imports
+#   libclojure-java      /usr/share/java/clojure.jar (1.11; with libspec-alpha-clojure, libcore-specs-alpha-clojure)
+#   groovy               /usr/share/java/groovy.jar (2.4)
 #   chromium             /usr/bin/chromium: the browser test/flamegraph-browser.test.ts drives with
 #                        playwright-core (executablePath; playwright's own browser download is not used)
 APT_PACKAGES=(
@@ -39,7 +41,7 @@ APT_PACKAGES=(
   jflex cup libasm-java libjacoco-java junit4 libhamcrest-java
   openjdk-17-source maven libexec-maven-plugin-java
   libmaven-compiler-plugin-java libmaven-jar-plugin-java libmaven-resources-plugin-java junit5
-  chromium
+  libclojure-java groovy chromium
 )
 if ! command -v javac >/dev/null 2>&1; then
   APT_PACKAGES=(openjdk-17-jdk-headless "${APT_PACKAGES[@]}")

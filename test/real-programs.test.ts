@@ -94,3 +94,35 @@ describe('Rhino (Debian rhino) running esprima to parse lodash.js', () => {
     expect(profileData(again)).toBe(profileData(sampled));
   });
 });
+
+/**
+ * Bytecode javac did not write: Clojure's jar is mostly compiled by Clojure, and both languages
+ * generate classes at run time (left uninstrumented) that call into the instrumented runtime.
+ */
+describe.each([
+  { lang: 'Clojure', corpus: 'clojure' as const, main: 'clojure.main', script: 'clojure-program.clj', compiler: 'clojure/lang/Compiler' },
+  { lang: 'Groovy', corpus: 'groovy' as const, main: 'groovy.ui.GroovyMain', script: 'groovy_program.groovy', compiler: 'org/codehaus/groovy/control/CompilationUnit' },
+])('$lang (Debian $corpus) running a script', ({ corpus, main, script, compiler }) => {
+  test('the whole jar instrumented prints the same; the profile shows the language compiling the script', async () => {
+    const work = tmpDir(`komorium-${corpus}-`);
+    const jar = debianJar(corpus);
+    const cp = debianClasspathFor(corpus).filter((p) => p !== jar);
+    const out = join(work, `${corpus}-komorium.jar`);
+    const report = join(work, 'report.json');
+    instrument(jar, out, ['-q', '--report-json', report, ...(cp.length ? ['--classpath', ...cp] : [])]);
+    expect(JSON.parse(readFileSync(report, 'utf8')).leftAsIs).toEqual([]);
+    const args = [join(repoRoot, 'test', 'fixtures', script)];
+    const plain = await runJava({ cp: [jar, ...cp], main, args });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout.split('\n').length).toBeGreaterThan(8);
+    const profile = join(work, `${corpus}.kprof`);
+    const profiled = await runJava({ cp: [out, ...cp], main, args, jvmArgs: ['-Dkomorium.quiet=true', `-Dkomorium.out=${profile}`] });
+    expect(profiled.code, profiled.stderr).toBe(0);
+    expect(profiled.stdout).toBe(plain.stdout);
+    expect(profiled.stderr).toBe(plain.stderr);
+    const p = readProfile(profile);
+    const methods = new Set(p.nodes.filter((n) => n.method).map((n) => n.method!.className));
+    expect([...methods].filter((c) => c === compiler)).toEqual([compiler]);
+    expect(p.totalBytecodes).toBeGreaterThan(10_000_000);
+  });
+});

@@ -58,6 +58,9 @@ const DEBIAN_JARS = {
   'jacoco-agent-rt': { file: 'org.jacoco.agent.rt.jar', pkg: 'libjacoco-java', deps: ['jacoco-core'] },
   junit4: { file: 'junit4.jar', pkg: 'junit4' }, // manifest Class-Path: hamcrest-core.jar
   hamcrest: { file: 'hamcrest.jar', pkg: 'libhamcrest-java' }, // hamcrest-core.jar is a symlink to it
+  /** Compiled by Clojure itself (clojure/core*.class), not javac; Class-Path names spec.alpha and core.specs.alpha. */
+  clojure: { file: 'clojure.jar', pkg: 'libclojure-java' },
+  groovy: { file: 'groovy.jar', pkg: 'groovy' }, // 2.4; antlr and asm are repackaged inside
 } as const satisfies Record<string, JarSpec>;
 
 export type DebianJarName = keyof typeof DEBIAN_JARS;
