@@ -144,8 +144,9 @@ describe('instrument refuses broken input with exit 2, naming it, writing nothin
 test('a method too large once instrumented is left as it was, reported by name, and the class still runs', async () => {
   const dir = join(work, 'big');
   mkdirSync(dir);
-  // About 58 KB of straight-line code: fine for javac, over 65,535 bytes with counters every MaxPath bytecodes.
-  const body = Array.from({ length: 6500 }, (_, i) => `        x = x * 31 + ${1000 + (i % 20000)};`).join('\n');
+  // About 50 KB of branches: fine for javac, over 65,535 bytes with a counter in every block (with or
+  // without MaxPath's checks).
+  const body = Array.from({ length: 2000 }, (_, i) => `        if (x > ${i}) x = x * 31 + ${1000 + i}; else x -= ${i % 89};`).join('\n');
   writeFileSync(
     join(dir, 'Big.java'),
     `public class Big {\n    static int huge(int x) {\n${body}\n        return x;\n    }\n` +
