@@ -126,7 +126,12 @@ function codeAttribute(m: MemberInfo): RawAttribute | undefined {
   return m.attributes.find((a) => a.name === 'Code');
 }
 
-export function instrumentClass(cf: ClassFile, program: ProgramView, options: InstrumentOptions): ClassResult {
+/**
+ * `midsInHolder`: the method identifiers go into a holder class, as an interface's do, instead of
+ * static final fields initialised at the start of <clinit>. For a class whose <clinit> (a parser's
+ * tables) has no room left for that initialisation.
+ */
+export function instrumentClass(cf: ClassFile, program: ProgramView, options: InstrumentOptions, midsInHolder = false): ClassResult {
   const isInterface = (cf.access & ACC.INTERFACE) !== 0;
   const report = emptyReport(cf.thisClass, cf.methods.length);
   if (cf.cp.size > 1 && cf.methods.some((m) => m.desc.includes(RT.EXTRA_ARGS))) {
@@ -135,7 +140,8 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
   // Computed from the class as it was, before anything is added.
   addSerialVersionUID(cf, () => program.isSerializable(cf.thisClass));
   const plan = planClass(cf.thisClass, cf.access, cf.methods, true);
-  const midOwner = isInterface ? cf.thisClass + RT.INTERFACE_HOLDER_SUFFIX : cf.thisClass;
+  const inHolder = isInterface || midsInHolder;
+  const midOwner = inHolder ? cf.thisClass + RT.HOLDER_SUFFIX : cf.thisClass;
   const mids: MidEntry[] = [];
   const added: MemberInfo[] = [];
   const needFramesFor = (code: MethodCode) => code.frames !== null || cf.major >= 51;
@@ -243,7 +249,7 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
   if (mids.length > 0) {
     const javaName = cf.thisClass.replace(/\//g, '.');
     const source = sourceFileOf(cf);
-    if (isInterface) {
+    if (inHolder) {
       extra.push({ name: midOwner, bytes: buildHolderClass(cf, midOwner, javaName, source, mids) });
     } else {
       addMidFields(cf, MID_FIELD_ACCESS, mids);

@@ -6,7 +6,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { ClassFile } from '../classfile/classfile.js';
-import { ClassFormatError, KomoriumError } from '../errors.js';
+import { ClassFormatError, KomoriumError, MethodTooLargeError } from '../errors.js';
 import { readInput, writeJar, writeDir, stripSignature, type Entry } from '../jar/index.js';
 import { ClassHierarchy, MissingClassError } from '../hierarchy/hierarchy.js';
 import { readClassHeader } from '../hierarchy/class-header.js';
@@ -181,7 +181,13 @@ async function outputEntries(
  */
 function rewriteClass(cf: ClassFile, entry: Entry, program: ProgramView, options: InstrumentOptions, warnings: string[]) {
   try {
-    return instrumentClass(cf, program, options);
+    try {
+      return instrumentClass(cf, program, options);
+    } catch (e) {
+      // No room in <clinit> for the identifiers' initialisation: again, from the bytes, with a holder.
+      if (!(e instanceof MethodTooLargeError) || !e.method.startsWith('<clinit>(')) throw e;
+      return instrumentClass(ClassFile.parse(entry.data, entry.name), program, options, true);
+    }
   } catch (e) {
     if (!(e instanceof KomoriumError) || e instanceof ClassFormatError) throw e;
     warnings.push(`${cf.thisClass.replace(/\//g, '.')}: left uninstrumented: ${e.message}`);

@@ -12,7 +12,8 @@ export const RT = {
   EXTRA_VTYPES: ['Lkomorium/runtime/TC;', '[I', 'I'] as const,
   PACKAGE_PREFIX: 'komorium/runtime/',
   MID_FIELD_PREFIX: 'komorium$mid$',
-  INTERFACE_HOLDER_SUFFIX: '$$komorium',
+  /** The class that holds the method identifiers of an interface, or of a class whose <clinit> has no room. */
+  HOLDER_SUFFIX: '$$komorium',
   /** The companion interface of an instrumented interface (companion.ts): its methods, extended. */
   COMPANION_SUFFIX: '$$komoriumCalls',
   /**
