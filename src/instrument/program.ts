@@ -364,8 +364,9 @@ function summarize(
   const overJitLimit: string[] = [];
   const withoutMaxPath: string[] = [];
   for (const r of reports) {
-    for (const m of r.overJitLimit) overJitLimit.push(`${r.className.replace(/\//g, '.')}.${m}`);
-    for (const m of r.withoutMaxPath) withoutMaxPath.push(`${r.className.replace(/\//g, '.')}.${m}`);
+    const javaName = r.className.replace(/\//g, '.');
+    for (const m of r.overJitLimit) overJitLimit.push(`${javaName}.${m}`);
+    for (const m of r.withoutMaxPath) withoutMaxPath.push(`${javaName}.${m}`);
     for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += r[k];
     for (const l of r.leftAsIs) leftAsIs.push({ className: r.className, ...l });
   }

@@ -47,20 +47,15 @@ export function formatSummary(s: InstrumentSummary): string {
     `  left as they were: ${s.leftAsIs.length} methods`,
   ];
   for (const l of s.leftAsIs) lines.push(`    ${l.className.replace(/\//g, '.')}.${l.method}: ${l.reason}`);
-  if (s.overJitLimit.length > 0) {
-    lines.push(
-      `note: ${s.overJitLimit.length} methods grew past HotSpot's 8000-byte HugeMethodLimit and will stay interpreted; ` +
-        `run with -XX:-DontCompileHugeMethods (komorium-ts run does): ${s.overJitLimit.slice(0, 5).join(', ')}` +
-        (s.overJitLimit.length > 5 ? ', …' : ''),
-    );
-  }
-  if (s.withoutMaxPath.length > 0) {
-    lines.push(
-      `note: ${s.withoutMaxPath.length} methods would outgrow 64 KiB with --max-path checks and were instrumented without them: ` +
-        `${s.withoutMaxPath.slice(0, 5).join(', ')}` +
-        (s.withoutMaxPath.length > 5 ? ', …' : ''),
-    );
-  }
+  /** One line for a list of methods: how many, what happened to them, the first five. */
+  const note = (methods: string[], what: string) => {
+    if (methods.length > 0) lines.push(`note: ${methods.length} methods ${what}: ${methods.slice(0, 5).join(', ')}${methods.length > 5 ? ', …' : ''}`);
+  };
+  note(
+    s.overJitLimit,
+    "grew past HotSpot's 8000-byte HugeMethodLimit and will stay interpreted; run with -XX:-DontCompileHugeMethods (komorium-ts run does)",
+  );
+  note(s.withoutMaxPath, 'would outgrow 64 KiB with --max-path checks and were instrumented without them');
   for (const w of s.warnings) lines.push(`warning: ${w}`);
   return lines.join('\n');
 }
