@@ -102,7 +102,7 @@ describe('npm package', () => {
     // 6. java -jar: the program's output is unchanged and the profile is written.
     const ran = run(javaPath(), ['-Dkomorium.out=p.kprof', '-jar', 'out.jar'], { cwd: app, env });
     expect(ran).toBe(expected);
-    expect(readFileSync(join(app, 'p.kprof'), 'utf8').split('\n')[0]).toBe('komorium-profile\t1');
+    expect(readFileSync(join(app, 'p.kprof'), 'utf8').split('\n')[0]).toBe('komorium-profile\t2');
 
     // 7. npx komorium-ts report names the sample's hottest method first.
     const report = run('npx', ['komorium-ts', 'report', 'p.kprof'], { cwd: app, env });

@@ -9,6 +9,7 @@ import { readInput } from '../../jar/index.js';
 import { computeBlocks } from '../../analysis/blocks.js';
 import { listClass } from '../../inspect/listing.js';
 import { KomoriumError } from '../../errors.js';
+import { javaName } from '../../classfile/names.js';
 
 interface InspectArgs {
   input: string;
@@ -49,7 +50,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
       for (const c of classes) {
         const cf = ClassFile.parse(c.data, c.entry);
         process.stdout.write(
-          `${cf.thisClass.replace(/\//g, '.')}  (${c.entry}, version ${cf.major}.${cf.minor}, ${cf.methods.length} methods, ${cf.fields.length} fields)\n`,
+          `${javaName(cf.thisClass)}  (${c.entry}, version ${cf.major}.${cf.minor}, ${cf.methods.length} methods, ${cf.fields.length} fields)\n`,
         );
       }
       return;

@@ -66,7 +66,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
         include: a.include,
         exclude: a.exclude,
         skipBroken: false,
-        options: { checks: a.checks, maxPath: a['max-path'], leafOpt: true, callbacks: true, counter: 'field' },
+        mode: { profile: 'komorium', options: { checks: a.checks, maxPath: a['max-path'], leafOpt: true, callbacks: true, counter: 'field' } },
       });
       const out = resolve(a.out ?? basename(a.jar, extname(a.jar)) + '.kprof');
       const cp = [instrumented, ...classpath].join(delimiter);
