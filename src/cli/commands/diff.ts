@@ -1,6 +1,8 @@
 import type { Argv, CommandModule } from 'yargs';
 import { UsageError } from '../../errors.js';
-import { readProfile } from '../../profile/read.js';
+import { readDocument, readProfile } from '../../profile/read.js';
+import { accuracyOf, type KindAccuracy } from '../../kinds/documents.js';
+import { formatInt, formatPct, table } from '../../report/names.js';
 import { diffProfiles, diffSummaryLines, renderDiffHtml, renderDiffJson, renderDiffText, type DiffOptions } from '../../report/diff.js';
 import { parseCount, parsePercent, writeOutput } from '../../report/output.js';
 import { formatFromOutput } from './report.js';
@@ -17,6 +19,37 @@ interface DiffArgs {
   output?: string;
   top: number;
   'raw-descriptors': boolean;
+  accuracy: boolean;
+}
+
+/**
+ * `diff --accuracy EXACT SAMPLED`: how close a sampled profile is to the exhaustive (or exact)
+ * profile of the same run input, for every kind the two share.
+ */
+function renderAccuracy(exactName: string, sampledName: string, rows: KindAccuracy[], top: number, format: 'text' | 'json'): string {
+  if (format === 'json') return JSON.stringify({ exact: exactName, sampled: sampledName, kinds: rows }, null, 2) + '\n';
+  const lines = [
+    `accuracy of ${sampledName} against ${exactName}`,
+    '  overlap: each key\'s share of its profile, summed over keys as the smaller of the two shares; 100% is the same distribution',
+    '',
+    ...table(
+      rows.map((r) => [
+        r.kind,
+        formatPct(r.overlap, 2),
+        `over ${formatInt(r.keys)} ${r.unit}` +
+          (r.methodOverlap !== undefined ? `; per method ${formatPct(r.methodOverlap, 2)}` : '') +
+          (r.ideal !== undefined ? `; an ideal sampler with as many samples: ${formatPct(r.ideal, 2)}` : ''),
+      ]),
+      ['l', 'r', 'l'],
+    ),
+  ];
+  for (const r of rows) {
+    const worst = r.worst.filter((w) => w.exact !== w.sampled).slice(0, top);
+    if (worst.length === 0) continue;
+    lines.push('', `Largest differences, ${r.kind} (share exact → sampled):`);
+    lines.push(...table(worst.map((w) => [formatPct(w.exact, 2), '→', formatPct(w.sampled, 2), w.name]), ['r', 'l', 'r', 'l']));
+  }
+  return lines.join('\n') + '\n';
 }
 
 export const diffCommand: CommandModule<object, DiffArgs> = {
@@ -41,11 +74,31 @@ export const diffCommand: CommandModule<object, DiffArgs> = {
       .option('output', { alias: 'o', type: 'string', describe: 'write to this file instead of stdout (the verdict still goes to stdout)' })
       .option('top', { type: 'number', default: 10, describe: 'rows per list' })
       .option('raw-descriptors', { type: 'boolean', default: false, describe: 'name methods as in the class file' })
+      .option('accuracy', {
+        type: 'boolean',
+        default: false,
+        describe: 'A is the exhaustive (or exact) profile, B a sampled one of the same run input: the overlap of B with A for every kind they share (--fail-under gates each)',
+      })
       .example('$0 diff main.kprof pr.kprof', 'what changed, the method that grew most first')
       .example('$0 diff main.kprof pr.kprof --fail-under 95 --max-growth 5%', 'CI: exit 1 if the profiles overlap less than 95% or the program runs 5% more bytecodes')
       .example('$0 diff main.kprof pr.kprof --max-growth 2% --method \'com.foo.Parser.*\'', 'CI: no Parser method may grow more than 2%')
-      .example('$0 diff main.kprof pr.kprof -o diff.html', 'differential flame graph: red grew, blue shrank') as unknown as Argv<DiffArgs>,
+      .example('$0 diff main.kprof pr.kprof -o diff.html', 'differential flame graph: red grew, blue shrank')
+      .example('$0 diff --accuracy exhaustive.kprof sampled.kprof', 'how well a sampled profile matches the exhaustive one (seed 000 §4.4)') as unknown as Argv<DiffArgs>,
   handler: (args) => {
+    if (args.accuracy) {
+      const failUnder = args['fail-under'] === undefined ? undefined : parsePercent(args['fail-under'], '--fail-under', { min: 0, max: 100 });
+      if (args['max-growth'] !== undefined || args.method.length > 0) throw new UsageError('--accuracy compares distributions: --max-growth and --method do not apply');
+      const format = args.format ?? formatFromOutput(args.output) ?? 'text';
+      if (format === 'html') throw new UsageError('--accuracy writes text or json');
+      const rows = accuracyOf(readDocument(args.a), readDocument(args.b));
+      writeOutput(args.output, renderAccuracy(args.a, args.b, rows, parseCount(args.top, '--top', 1), format === 'json' ? 'json' : 'text'));
+      const failed = failUnder === undefined ? [] : rows.filter((r) => r.overlap * 100 < failUnder);
+      if (failed.length > 0) {
+        process.stdout.write(`Verdict: FAIL: ${failed.map((r) => `${r.kind} ${formatPct(r.overlap, 2)}`).join(', ')} under ${failUnder}% (--fail-under)\n`);
+        process.exitCode = 1;
+      }
+      return;
+    }
     const opts: DiffOptions = {
       failUnder: args['fail-under'] === undefined ? undefined : parsePercent(args['fail-under'], '--fail-under', { min: 0, max: 100 }),
       maxGrowth: args['max-growth'] === undefined ? undefined : parsePercent(args['max-growth'], '--max-growth', { min: -100 }),

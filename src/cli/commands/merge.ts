@@ -2,9 +2,8 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { KomoriumError } from '../../errors.js';
-import { mergeProfiles } from '../../profile/analysis.js';
-import { readProfile } from '../../profile/read.js';
-import { writeProfile } from '../../profile/write.js';
+import { readDocument } from '../../profile/read.js';
+import { mergeDocuments } from '../../kinds/documents.js';
 import { writeOutput } from '../../report/output.js';
 import { formatInt } from '../../report/names.js';
 
@@ -50,12 +49,14 @@ export const mergeCommand: CommandModule<object, MergeArgs> = {
       .example('$0 merge build/komorium/test -o test.kprof', 'every profile the forked test JVMs wrote there') as unknown as Argv<MergeArgs>,
   handler: (args) => {
     const paths = expandProfileArgs(args.profiles);
-    const merged = mergeProfiles(paths.map((p) => readProfile(p)));
-    writeOutput(args.output, writeProfile(merged));
-    const what = merged.unit === 'samples' ? 'samples' : 'counted bytecodes';
-    process.stdout.write(
-      `merged ${paths.length} profiles into ${args.output}: ${formatInt(merged.totalCounter)} ${what}, ` +
-        `${formatInt(merged.totalBytecodes)} bytecodes, ${formatInt(merged.nodes.length - 1)} calling contexts\n`,
-    );
+    const merged = mergeDocuments(paths.map((p) => readDocument(p)));
+    writeOutput(args.output, merged.text);
+    const k = merged.komorium;
+    const what = k === null
+      ? merged.kinds.join(', ')
+      : `${formatInt(k.totalCounter)} ${k.unit === 'samples' ? 'samples' : 'counted bytecodes'}, ` +
+        `${formatInt(k.totalBytecodes)} bytecodes, ${formatInt(k.nodes.length - 1)} calling contexts` +
+        (merged.kinds.length > 1 ? ` (and ${merged.kinds.filter((x) => x !== 'komorium').join(', ')})` : '');
+    process.stdout.write(`merged ${paths.length} profiles into ${args.output}: ${what}\n`);
   },
 };

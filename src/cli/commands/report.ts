@@ -1,6 +1,9 @@
 import type { Argv, CommandModule } from 'yargs';
 import { UsageError } from '../../errors.js';
-import { readProfile } from '../../profile/read.js';
+import { readDocument } from '../../profile/read.js';
+import type { ProfileDocument } from '../../profile/document.js';
+import { reportSections } from '../../kinds/documents.js';
+import { methodMatcher } from '../../report/names.js';
 import type { Profile } from '../../profile/model.js';
 import { renderCollapsed } from '../../report/collapsed.js';
 import { renderHtml } from '../../report/html.js';
@@ -20,6 +23,7 @@ interface ReportArgs {
   threshold: string | number;
   'raw-descriptors': boolean;
   value: 'samples' | 'bytecodes';
+  method?: string;
 }
 
 /** `-o flame.html` alone should give a flame graph, not a text file named .html. */
@@ -38,6 +42,21 @@ export interface ReportOptions {
   threshold?: number;
   rawDescriptors?: boolean;
   value?: 'samples' | 'bytecodes';
+}
+
+/** The text report shows every section of the file; the other formats draw Komorium's samples tree. */
+export function renderDocument(doc: ProfileDocument, o: ReportOptions & { method?: string }): string {
+  const others = doc.sections.length > 0 && o.format === 'text'
+    ? reportSections(doc, { top: o.top ?? 20, rawDescriptors: o.rawDescriptors, method: o.method === undefined ? undefined : methodMatcher(o.method) })
+    : '';
+  if (doc.komorium === null) {
+    if (o.format !== 'text') {
+      throw new UsageError(`${doc.name}: --format ${o.format} draws Komorium's samples tree, and this profile holds ${doc.sections.map((x) => x.kind).join(', ')}: use --format text`);
+    }
+    return others;
+  }
+  const komorium = renderReport(doc.komorium, o);
+  return others === '' ? komorium : `${komorium}\n${others}`;
 }
 
 export function renderReport(profile: Profile, o: ReportOptions): string {
@@ -70,6 +89,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       .option('depth', { type: 'number', describe: 'call tree: show at most this many levels' })
       .option('threshold', { type: 'string', default: '1', describe: 'call tree: fold contexts under this percentage of the total' })
       .option('raw-descriptors', { type: 'boolean', default: false, describe: 'name methods as in the class file: com/foo/Bar.baz(ILjava/lang/String;)V' })
+      .option('method', { alias: 'm', type: 'string', describe: 'call-edges and field-access: only rows about methods this matches (callers and callees of it); * is a wildcard' })
       .option('value', {
         choices: ['samples', 'bytecodes'] as const,
         default: 'samples' as const,
@@ -93,6 +113,6 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       throw new UsageError('--format html writes a whole web page: give -o flame.html (or redirect stdout)');
     }
     if (args.output !== undefined && args.output === args.profile) throw new UsageError(`--output ${args.output} would overwrite the profile it reports on`);
-    writeOutput(args.output, renderReport(readProfile(args.profile), options));
+    writeOutput(args.output, renderDocument(readDocument(args.profile), { ...options, method: args.method }));
   },
 };

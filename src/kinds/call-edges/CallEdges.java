@@ -72,12 +72,24 @@ public final class CallEdges {
             for (Counts.ByPair t : EDGES.all()) {
                 t.sumInto(sum);
             }
-            List<Edge> edges = new ArrayList<Edge>(sum.size());
+            // Runtime numbers that name the same site or method (a class loaded twice, a callee
+            // registered once per receiver class) are one edge in the file.
+            Map<List<Object>, long[]> byKey = new HashMap<List<Object>, long[]>();
             long calls = 0;
             for (Map.Entry<Long, long[]> e : sum.entrySet()) {
                 long key = e.getKey();
-                edges.add(new Edge(file.site((int) (key >>> 32)), file.method((int) key), e.getValue()[0]));
+                List<Object> k = java.util.Arrays.<Object>asList(file.site((int) (key >>> 32)), file.method((int) key));
+                long[] c = byKey.get(k);
+                if (c == null) {
+                    byKey.put(k, new long[] {e.getValue()[0]});
+                } else {
+                    c[0] += e.getValue()[0];
+                }
                 calls += e.getValue()[0];
+            }
+            List<Edge> edges = new ArrayList<Edge>(byKey.size());
+            for (Map.Entry<List<Object>, long[]> e : byKey.entrySet()) {
+                edges.add(new Edge((ProfileFile.SiteKey) e.getKey().get(0), (ProfileFile.MethodKey) e.getKey().get(1), e.getValue()[0]));
             }
             // Sorted by key, which is the order of the ids the file gives them.
             Collections.sort(edges, new Comparator<Edge>() {

@@ -27,11 +27,13 @@ export const callEdgesSection: SectionCodec<CallEdges> = {
   read(r: SectionReader): CallEdges {
     r.only([...HEADER_RECORDS, 'edge']);
     const header = readSamplingHeader(r);
-    const edges = r.records('edge', 4, 'edge<TAB>site<TAB>callee method<TAB>count').map((rec) => ({
-      site: r.site(rec, 1),
-      callee: r.method(rec, 2),
-      count: r.int(rec, 3, 'count', 1),
-    }));
+    const seen = new Set<string>();
+    const edges = r.records('edge', 4, 'edge<TAB>site<TAB>callee method<TAB>count').map((rec) => {
+      const e = { site: r.site(rec, 1), callee: r.method(rec, 2), count: r.int(rec, 3, 'count', 1) };
+      if (seen.has(edgeKey(e))) r.fail(`edge ${rec.fields[1]} → ${rec.fields[2]} repeats an earlier edge`, rec.line);
+      seen.add(edgeKey(e));
+      return e;
+    });
     return { header, edges };
   },
 

@@ -49,11 +49,22 @@ public final class FieldAccess {
             for (Counts.BySite t : ACCESSES.all()) {
                 t.sumInto(sum);
             }
-            List<Object[]> rows = new ArrayList<Object[]>();
+            // Runtime site numbers that name the same site (a class loaded twice) are one line.
+            Map<ProfileFile.SiteKey, long[]> bySite = new java.util.HashMap<ProfileFile.SiteKey, long[]>();
             long accesses = 0;
             for (Map.Entry<Integer, long[]> e : sum.byIndex.entrySet()) {
-                rows.add(new Object[] {"access", file.site(e.getKey()), e.getValue()[0]});
+                ProfileFile.SiteKey site = file.site(e.getKey());
+                long[] c = bySite.get(site);
+                if (c == null) {
+                    bySite.put(site, new long[] {e.getValue()[0]});
+                } else {
+                    c[0] += e.getValue()[0];
+                }
                 accesses += e.getValue()[0];
+            }
+            List<Object[]> rows = new ArrayList<Object[]>();
+            for (Map.Entry<ProfileFile.SiteKey, long[]> e : bySite.entrySet()) {
+                rows.add(new Object[] {"access", e.getKey(), e.getValue()[0]});
             }
             Collections.sort(rows, new java.util.Comparator<Object[]>() {
                 @Override

@@ -30,7 +30,13 @@ export const fieldAccessSection: SectionCodec<FieldAccesses> = {
   read(r: SectionReader): FieldAccesses {
     r.only([...HEADER_RECORDS, 'access']);
     const header = readSamplingHeader(r);
-    const accesses = r.records('access', 3, 'access<TAB>site<TAB>count').map((rec) => ({ site: r.site(rec, 1), count: r.int(rec, 2, 'count', 1) }));
+    const seen = new Set<string>();
+    const accesses = r.records('access', 3, 'access<TAB>site<TAB>count').map((rec) => {
+      const a = { site: r.site(rec, 1), count: r.int(rec, 2, 'count', 1) };
+      if (seen.has(a.site.key)) r.fail(`site ${rec.fields[1]} repeats an earlier access line`, rec.line);
+      seen.add(a.site.key);
+      return a;
+    });
     return { header, accesses };
   },
 

@@ -99,7 +99,7 @@ final class Callees {
         int mid;
         try {
             Class<?> declaring = declaringClass(type, name, desc);
-            mid = declaring == null ? named(site) : MID.register(stableName(declaring), name, desc, null, -1);
+            mid = declaring == null ? named(site) : declared(declaring, key);
         } catch (RuntimeException | LinkageError e) {
             // A class whose methods cannot be listed (a missing parameter type): the named method.
             mid = named(site);
@@ -111,6 +111,27 @@ final class Callees {
             }
             byMethod.put(key, mid);
             return mid;
+        }
+    }
+
+    private static final ClassValue<Map<String, Integer>> DECLARED = new ClassValue<Map<String, Integer>>() {
+        @Override
+        protected Map<String, Integer> computeValue(Class<?> type) {
+            return new HashMap<String, Integer>();
+        }
+    };
+
+    /** One identifier per declared method, however many receiver classes select it. */
+    private static int declared(Class<?> declaring, String nameDesc) {
+        Map<String, Integer> byMethod = DECLARED.get(declaring);
+        synchronized (byMethod) {
+            Integer known = byMethod.get(nameDesc);
+            if (known == null) {
+                int paren = nameDesc.indexOf('(');
+                known = MID.register(stableName(declaring), nameDesc.substring(0, paren), nameDesc.substring(paren), null, -1);
+                byMethod.put(nameDesc, known);
+            }
+            return known;
         }
     }
 

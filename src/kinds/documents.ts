@@ -1,0 +1,102 @@
+/**
+ * Whole profile files with every kind's section: reading each section through its kind's codec,
+ * merging files section by section, reporting them, and the accuracy of a sampled profile against
+ * the exhaustive one (seed 000 §4.4 for the framework's kinds, seed 002 §7.1 for Komorium's).
+ */
+import { KomoriumError } from '../errors.js';
+import { SectionReader, type ProfileDocument } from '../profile/document.js';
+import { idealSampledOverlap, mergeProfiles, overlap } from '../profile/analysis.js';
+import type { HeaderEntry, Profile } from '../profile/model.js';
+import { writeDocument, type SectionOut } from '../profile/write.js';
+import { methodName } from '../report/names.js';
+import { kindNamed, KINDS } from './index.js';
+import type { Accuracy, ProfileKind, ReportOptions } from './kind.js';
+
+export interface ParsedSection {
+  kind: ProfileKind;
+  data: unknown;
+}
+
+/** Every section of `doc` but Komorium's, read by its kind's codec. */
+export function parsedSections(doc: ProfileDocument): ParsedSection[] {
+  return doc.sections.map((raw) => {
+    const kind = kindNamed(raw.kind);
+    if (!kind) {
+      throw new KomoriumError(
+        `${doc.name}:${raw.line}: a section of kind "${raw.kind}", which this komorium-ts does not know (it knows komorium, ${KINDS.map((k) => k.name).join(', ')}): upgrade komorium-ts`,
+      );
+    }
+    return { kind, data: kind.section.read(new SectionReader(doc, raw)) };
+  });
+}
+
+function sectionOut(s: ParsedSection): SectionOut {
+  const codec = s.kind.section;
+  return { kind: s.kind.name, methods: codec.methods(s.data), sites: codec.sites(s.data), lines: (ids) => codec.lines(s.data, ids) };
+}
+
+/** The text report of every section of `doc` (Komorium's is rendered by the caller). */
+export function reportSections(doc: ProfileDocument, opts: ReportOptions): string {
+  return parsedSections(doc)
+    .map((s) => s.kind.section.report(s.data, opts))
+    .join('\n');
+}
+
+/** Sums profiles section by section; every file must hold the same kinds. */
+export function mergeDocuments(docs: ProfileDocument[]): { text: string; komorium: Profile | null; kinds: string[] } {
+  if (docs.length === 0) throw new KomoriumError('merge: no profiles given');
+  const first = docs[0]!;
+  const kindsOf = (d: ProfileDocument) => [...(d.komorium ? ['komorium'] : []), ...d.sections.map((s) => s.kind)].join(', ');
+  for (const d of docs.slice(1)) {
+    if (kindsOf(d) !== kindsOf(first)) {
+      throw new KomoriumError(`merge: ${d.name} holds ${kindsOf(d) || 'no section'} but ${first.name} holds ${kindsOf(first) || 'no section'}: only profiles of the same kinds can be merged`);
+    }
+  }
+  const komorium = first.komorium ? mergeProfiles(docs.map((d) => d.komorium!)) : null;
+  const names = docs.map((d) => d.name);
+  const parsed = docs.map(parsedSections);
+  const sections: SectionOut[] = parsed[0]!.map((s, i) =>
+    sectionOut({ kind: s.kind, data: s.kind.section.merge(parsed.map((p) => p[i]!.data), names) }),
+  );
+  const headers: HeaderEntry[] = [...first.headers.filter((h) => h.key !== 'merged'), { key: 'merged', value: `${docs.length} profiles` }];
+  return { text: writeDocument(headers, komorium, sections), komorium, kinds: kindsOf(first).split(', ') };
+}
+
+export interface KindAccuracy extends Accuracy {
+  kind: string;
+  /** Komorium only: the overlap of the flat (per method) profile, and what an ideal sampler would reach. */
+  methodOverlap?: number;
+  ideal?: number;
+}
+
+/**
+ * The accuracy of `sampled` against `exact` for every kind the two share: the paper's overlap,
+ * Σ over keys of min(share in exact, share in sampled).
+ */
+export function accuracyOf(exact: ProfileDocument, sampled: ProfileDocument): KindAccuracy[] {
+  const out: KindAccuracy[] = [];
+  if (exact.komorium && sampled.komorium) out.push(komoriumAccuracy(exact.komorium, sampled.komorium));
+  const sampledSections = new Map(parsedSections(sampled).map((s) => [s.kind.name, s]));
+  for (const e of parsedSections(exact)) {
+    const s = sampledSections.get(e.kind.name);
+    if (s) out.push({ kind: e.kind.name, ...e.kind.section.accuracy(e.data, s.data) });
+  }
+  if (out.length === 0) {
+    const kinds = (d: ProfileDocument) => [...(d.komorium ? ['komorium'] : []), ...d.sections.map((x) => x.kind)].join(', ') || 'none';
+    throw new KomoriumError(`diff --accuracy: ${exact.name} (${kinds(exact)}) and ${sampled.name} (${kinds(sampled)}) share no profile kind`);
+  }
+  return out;
+}
+
+function komoriumAccuracy(exact: Profile, sampled: Profile): KindAccuracy {
+  const o = overlap(exact, sampled);
+  return {
+    kind: 'komorium',
+    overlap: o.total,
+    unit: 'calling contexts',
+    keys: exact.nodes.length - 1,
+    methodOverlap: o.methodOverlap,
+    ideal: sampled.unit === 'samples' ? idealSampledOverlap(exact, sampled.totalCounter) : undefined,
+    worst: o.perMethod.slice(0, 10).map((m) => ({ name: methodName(m.method), exact: m.selfA, sampled: m.selfB })),
+  };
+}
