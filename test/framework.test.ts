@@ -26,6 +26,14 @@ const KINDS = 'call-edges,field-access';
  * recurses until StackOverflowError (how deep depends on frame sizes and the JIT).
  */
 const NONDETERMINISTIC = new Set(['control']);
+/**
+ * reflect lists the methods it declares, and full-dup adds a private static synthetic twin
+ * (layout/twin.ts) beside each method it samples out of line: its loop over them runs longer, so
+ * its profile at interval 1 is the exhaustive one plus those iterations (README, "What reflection sees").
+ */
+const SEES_TWINS = new Set(['reflect']);
+/** bigargs.Main.main is instrumented by full-dup only (see the HugeMethodLimit test): its sites are in that profile alone. */
+const COVERED_BY_FULL_DUP_ONLY = new Set(['bigargs']);
 
 interface Built {
   work: string;
@@ -80,8 +88,9 @@ for (const release of [8, 17]) {
         expect(v.other, `${layout}: ${describeVerify(v)}`).toEqual([]);
         expect(v.verified, layout).toBe(v.classes);
         const left = b.reports[layout].leftAsIs as { className: string; method: string; reason: string }[];
-        // bigargs.Main.main (5,654 bytes of calls with many arguments) is the only method past 8,000 with probes, even exhaustive.
-        expect(left.map((l) => `${l.className}.${l.method}`), layout).toEqual(['bigargs/Main.main([Ljava/lang/String;)V']);
+        // bigargs.Main.main (5,654 bytes of calls with many arguments) passes 8,000 bytes with its probes in
+        // it; full-dup keeps them in the twin, out of the method.
+        expect(left.map((l) => `${l.className}.${l.method}`), layout).toEqual(layout === 'full-dup' ? [] : ['bigargs/Main.main([Ljava/lang/String;)V']);
         for (const l of left) expect(l.reason).toMatch(/past HotSpot's 8000-byte HugeMethodLimit/);
       }
     });
@@ -109,7 +118,10 @@ for (const release of [8, 17]) {
         if (NONDETERMINISTIC.has(f.name)) return;
         const exhaustive = data(out('exhaustive', 1));
         expect(exhaustive).toMatch(/^section\tcall-edges$/m);
-        for (const layout of ['full-dup', 'partial-dup', 'no-dup'] as const) expect(data(out(layout, 1)), layout).toBe(exhaustive);
+        for (const layout of ['full-dup', 'partial-dup', 'no-dup'] as const) {
+          if (layout === 'full-dup' && (SEES_TWINS.has(f.name) || COVERED_BY_FULL_DUP_ONLY.has(f.name))) continue;
+          expect(data(out(layout, 1)), layout).toBe(exhaustive);
+        }
       });
     }
 

@@ -5,8 +5,8 @@
  * computes a position or an offset, and passes that edit the same method do not see each
  * other's insertions (ASM's rule: only the encoder resolves offsets).
  */
-import { Label, isLabel, type Frame, type Insn, type MethodCode, type Node, type TryCatch } from '../bytecode/ir.js';
-import { OP } from '../bytecode/opcodes.js';
+import { Label, isLabel, type Frame, type Insn, type MethodCode, type Node, type TryCatch, type VType } from '../bytecode/ir.js';
+import { OP, isVarInsn, isWideVar } from '../bytecode/opcodes.js';
 
 export class MethodEditor {
   private readonly before = new Map<Node, Node[]>();
@@ -75,6 +75,13 @@ export class MethodEditor {
     return slot;
   }
 
+  /** insertLocals (below) on this editor's code, counting the new slots as taken. */
+  insertLocals(at: number, types: readonly VType[]): boolean {
+    if (!insertLocals(this.code, at, types)) return false;
+    this.nextLocal += types.length;
+    return true;
+  }
+
   /** The stack map frame at `label` (a new branch target); null leaves it to the class file's version (no frames before 50). */
   setFrame(label: Label, frame: Frame | null): void {
     if (frame === null) return;
@@ -109,6 +116,36 @@ export class MethodEditor {
     this.code.maxLocals = Math.max(this.code.maxLocals, this.nextLocal);
     return this.code;
   }
+}
+
+/**
+ * Makes room for new locals at slot `at` (typed `types`, one entry per slot, 'T' for the second
+ * slot of a long or double): every local from `at` on moves up, in the instructions, the stack
+ * map frames, the local variable tables and the type annotations. Applied at once. Returns false,
+ * changing nothing, when a long or double lives in slot `at - 1` and `at` (kotlinc's $default
+ * methods reuse a one-slot argument so), which no renumbering can split.
+ */
+export function insertLocals(code: MethodCode, at: number, types: readonly VType[]): boolean {
+  const n = types.length;
+  const straddles = code.nodes.some((x) => !isLabel(x) && x.var === at - 1 && isWideVar(x.op));
+  if (straddles) return false;
+  for (const x of code.nodes) if (!isLabel(x) && isVarInsn(x.op) && x.var! >= at) x.var! += n;
+  if (code.frames) {
+    for (const [l, f] of code.frames) {
+      const locals = f.locals.slice(0, at);
+      while (locals.length < at) locals.push('T');
+      code.frames.set(l, { locals: [...locals, ...types, ...f.locals.slice(at)], stack: f.stack });
+    }
+  }
+  for (const slot of code.attributes) {
+    if (slot.kind === 'LocalVariableTable' || slot.kind === 'LocalVariableTypeTable') {
+      for (const e of slot.entries) if (e.index >= at) e.index += n;
+    } else if (slot.kind === 'RuntimeVisibleTypeAnnotations' || slot.kind === 'RuntimeInvisibleTypeAnnotations') {
+      for (const a of slot.annotations) for (const r of a.ranges ?? []) if (r.index >= at) r.index += n;
+    }
+  }
+  code.maxLocals += n;
+  return true;
 }
 
 function push(map: Map<Node, Node[]>, key: Node, nodes: readonly Node[]): void {

@@ -157,6 +157,7 @@ function rewriteWithKinds(
         layouts: { 'full-dup': 0, 'partial-dup': 0, 'no-dup': 0, exhaustive: 0 },
         sites: 0,
         probes: 0,
+        outOfLine: 0,
         fallbacks: [],
         leftAsIs: [{ method: '*', reason: `the class could not be rewritten: ${e.message}` }],
       },

@@ -19,7 +19,23 @@ import { MethodEditor } from '../../edit/method-editor.js';
 import { checkCode, checkJump, probeCode, spillSlots } from '../probes.js';
 import { LayoutRefused, checkTransfers, hasSubroutines, type LayoutContext } from './context.js';
 
-export function fullDuplication(ctx: LayoutContext): MethodCode {
+/**
+ * How control first enters the duplicated code, put in front of the method: by default the
+ * entry check (seed 000); in an out-of-line copy (twin.ts), a dispatch on the entry it was called for.
+ */
+export type EntryPlan = (ed: MethodEditor, dEntry: Label, copyLabel: (block: number) => Label) => void;
+
+/** The entry check: sample from the method entry when it fires, else run the checking code. */
+export function entryCheck(ctx: LayoutContext): EntryPlan {
+  return (ed, dEntry) => {
+    const framed = leadingFramedLabel(ctx.code);
+    const cont = framed ?? new Label();
+    if (!framed) ed.setFrame(cont, ctx.frames.entry());
+    ed.prepend([...checkCode(ctx.cf.cp, ctx.trigger, dEntry, cont), ...(framed ? [] : [cont])]);
+  };
+}
+
+export function fullDuplication(ctx: LayoutContext, entry: EntryPlan = entryCheck(ctx)): MethodCode {
   const { cf, code, cfg, probes, trigger, base, frames } = ctx;
   if (hasSubroutines(code)) throw new LayoutRefused('jsr/ret subroutines');
   // A cycle closed only by an exception edge (javac's handler of a synchronized block covers its
@@ -58,13 +74,10 @@ export function fullDuplication(ctx: LayoutContext): MethodCode {
 
   for (const e of backedges) redirect(e);
 
-  // The entry check, in front of everything (a loop back to offset 0 does not pass it again).
+  // The entry, in front of everything (a loop back to offset 0 does not pass it again).
   const dEntry = new Label();
   ed.setFrame(dEntry, frames.entry());
-  const framed = leadingFramedLabel(code);
-  const cont = framed ?? new Label();
-  if (!framed) ed.setFrame(cont, frames.entry());
-  ed.prepend([...checkCode(cp, trigger, dEntry, cont), ...(framed ? [] : [cont])]);
+  entry(ed, dEntry, (b) => dLabel.get(b)!);
 
   ed.append([dEntry, ...probeCode(cp, base, probes.entry, null, spill), ...copy.nodes]);
   for (const [b, calls] of probes.blocks) {
