@@ -4,9 +4,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, delimiter, extname, join, resolve } from 'node:path';
+import { basename, delimiter, dirname, extname, join, resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { instrumentProgram } from '../../instrument/program.js';
 import { readProfile } from '../../profile/read.js';
@@ -65,6 +65,11 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .example('$0 run app.jar -- input.txt', 'profile app.jar on input.txt; writes app.kprof')
       .example('$0 run app.jar --agent exact -- -v --out x.txt', 'everything after -- goes to the program') as unknown as Argv<RunArgs>,
   handler: async (a) => {
+    const outOption = resolve(a.out ?? basename(a.jar, extname(a.jar)) + '.kprof');
+    // As for every command's output: the folder must exist (checked now, before minutes of work).
+    if (!statSync(dirname(outOption), { throwIfNoEntry: false })?.isDirectory()) {
+      throw new KomoriumError(`cannot write ${outOption}: the folder ${dirname(outOption)} does not exist`);
+    }
     const work = mkdtempSync(join(tmpdir(), 'komorium-run-'));
     try {
       const instrumented = join(work, basename(a.jar));
@@ -78,7 +83,6 @@ export const runCommand: CommandModule<object, RunArgs> = {
         skipBroken: false,
         options: { checks: a.checks, maxPath: a['max-path'], leafOpt: true, callbacks: true, counter: 'field' },
       });
-      const outOption = resolve(a.out ?? basename(a.jar, extname(a.jar)) + '.kprof');
       const cp = [instrumented, ...classpath].join(delimiter);
       // A profile left by an earlier run must not pass for this run's: the nonce comes back in
       // the profile's header (the runtime lists every komorium.* property there).
