@@ -17,7 +17,7 @@ import { emptyCounts, instrumentClass, type ClassReport, type ClassResult, type 
 import type { CallSite, ProgramView } from './calls.js';
 import { stubClass } from './stub.js';
 import { runtimeEntries } from './runtime-jar.js';
-import { duplicateClass, manifestClasspath, readUnits, relinkClassPath, type Unit } from './units.js';
+import { duplicateClass, manifestClasspath, readUnits, relinkClassPath, webRootNotes, type Unit } from './units.js';
 
 export interface InstrumentRequest {
   input: string;
@@ -72,6 +72,7 @@ export async function instrumentProgram(req: InstrumentRequest): Promise<Instrum
   const classpath = [...req.classpath, ...manifestClasspath(units, notes, warnings)];
   const skippedClasses: { entry: string; reason: string }[] = [];
   const parsed = readHeaders(units, new ClassFilter(req.include, req.exclude), req.skipBroken, skippedClasses, warnings);
+  notes.push(...webRootNotes(units));
 
   let plans: Map<string, ClassPlan>;
   let results: Map<ParsedEntry, EntryResult>;

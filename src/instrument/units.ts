@@ -138,6 +138,16 @@ function realOrSame(path: string): string {
   }
 }
 
+/** Classes of a web application outside WEB-INF/classes/ are not its program: say that they stay as they are. */
+export function webRootNotes(units: readonly Unit[]): string[] {
+  return units.flatMap((u) => {
+    const outside = u.web ? u.entries.filter((e) => e.isClass && !e.name.startsWith('WEB-INF/classes/')).length : 0;
+    return outside === 0
+      ? []
+      : [`${u.label}: ${outside} classes outside WEB-INF/classes/ (an executable WAR's launcher) are copied as they are: the web application's loader does not load them`];
+  });
+}
+
 /** A class in two units with different bytes: the one the class path finds first is the program's. */
 export function duplicateClass(first: { where: string; data: Uint8Array }, again: { where: string; data: Uint8Array }): string | null {
   if (Buffer.from(first.data).equals(again.data)) return null;
