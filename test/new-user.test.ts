@@ -3,12 +3,13 @@
  * profile that this run did not write, output piped into `head`, and `inspect -m` of a method that
  * is not there or that instrumentation turned into a wrapper. Each runs the real CLI and a real JVM.
  */
-import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cli, instrument } from './support/komorium.js';
-import { jarDir, javac, repoRoot, tmpDir } from './support/java.js';
+import { jarDir, javac, repoRoot, runJava, tmpDir } from './support/java.js';
+import { readProfile } from '../src/profile/read.js';
 
 const ECHO = `package echo;
 public class Echo {
@@ -138,5 +139,85 @@ describe('a new user', () => {
     expect(r.stdout).toMatch(/invokevirtual +java\/lang\/StringBuilder.append/);
     const byDesc = cli(['inspect', out, 'echo.Echo', '-m', 'main([Ljava/lang/String;)V']);
     expect(byDesc.stdout).toContain('main$komorium(');
+  });
+
+  it('samples at a randomized granularity by default, and two runs give the same profile', async () => {
+    const out = join(work, 'echo-default.jar');
+    instrument(jar, out, ['-q']);
+    const data: string[] = [];
+    for (const n of [1, 2]) {
+      const path = join(work, `default-${n}.kprof`);
+      const r = await runJava({ cp: [out], main: 'echo.Echo', jvmArgs: ['-Dkomorium.quiet', '-Dkomorium.granularity=1000', `-Dkomorium.out=${path}`] });
+      expect(r.code, r.stderr).toBe(0);
+      const p = readProfile(path);
+      expect(p.random).toBe(100);
+      data.push(readFileSync(path, 'utf8').replace(/^header.*\n/gm, ''));
+    }
+    expect(data[1]).toBe(data[0]);
+    cli(['run', jar, '-o', join(work, 'run-default.kprof')]);
+    expect(readProfile(join(work, 'run-default.kprof')).random).toBe(100);
+  });
+
+  it('an output in a missing folder is refused the same way by every command, and nothing is created', () => {
+    const missing = join(work, 'no', 'such');
+    const profile = join(repoRoot, 'test', 'fixtures', 'profiles', 'exact.kprof');
+    for (const args of [
+      ['instrument', jar, '-o', join(missing, 'x.jar')],
+      ['run', jar, '-o', join(missing, 'x.kprof')],
+      ['report', profile, '-o', join(missing, 'x.txt')],
+      ['diff', profile, profile, '-o', join(missing, 'x.txt')],
+      ['merge', profile, '-o', join(missing, 'x.kprof')],
+    ]) {
+      const r = cli(args);
+      expect(r.code, args[0]).toBe(2);
+      expect(r.stderr, args[0]).toContain(`the folder ${missing} does not exist`);
+      expect(r.stdout, args[0]).not.toContain('args=');
+    }
+    expect(existsSync(join(work, 'no'))).toBe(false);
+  });
+
+  it('report and diff write the format an output name asks for, or refuse it', () => {
+    const profile = join(repoRoot, 'test', 'fixtures', 'profiles', 'exact.kprof');
+    for (const [args, message] of [
+      [['report', profile, '-o', join(work, 'flame.svg')], /does not write an SVG/],
+      [['report', profile, '-o', join(work, 'p.pb.gz')], /does not write pprof's protobuf/],
+      [['report', profile, '--format', 'text', '-o', join(work, 'r.json')], /names a json file, but --format text/],
+      [['diff', profile, profile, '-o', join(work, 'd.folded')], /which this command does not write/],
+    ] as const) {
+      const r = cli([...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(existsSync(args[args.indexOf('-o') + 1]!)).toBe(false);
+    }
+    expect(cli(['report', profile, '-o', join(work, 'p.folded')]).code).toBe(0);
+    expect(readFileSync(join(work, 'p.folded'), 'utf8')).toMatch(/^\S.*;.* \d+$/m);
+  });
+
+  it('merge warns when it is given the same profile twice', () => {
+    const profile = join(repoRoot, 'test', 'fixtures', 'profiles', 'exact.kprof');
+    copyFileSync(profile, join(work, 'copy.kprof'));
+    const r = cli(['merge', profile, join(work, 'copy.kprof'), '-o', join(work, 'merged.kprof')]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`warning: ${join(work, 'copy.kprof')} is the same profile as ${profile} (the same run): its counts are added twice`);
+    const distinct = ['half1.kprof', 'half2.kprof'].map((f) => join(repoRoot, 'test', 'fixtures', 'profiles', f));
+    expect(cli(['merge', ...distinct, '-o', join(work, 'halves.kprof')]).stderr).toBe('');
+  });
+
+  it('diff says what overlap means where it prints it', () => {
+    const profiles = ['half1.kprof', 'half2.kprof'].map((f) => join(repoRoot, 'test', 'fixtures', 'profiles', f));
+    const r = cli(['diff', ...profiles]);
+    expect(r.stdout).toMatch(/^Overlap: calling contexts [\d.]+%, methods [\d.]+% \(how much of the two runs agrees: .*the smaller of its shares/m);
+    expect(r.stdout + cli(['diff', '--help']).stdout).not.toMatch(/§7\.1/);
+  });
+
+  it('the demo prints the command it really runs', () => {
+    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'demo.mjs')], { cwd: repoRoot, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const banner = /^\$ (node bin\/komorium-ts\.js run .*)$/m.exec(r.stdout)![1]!;
+    expect(banner).toBe('node bin/komorium-ts.js run samples/hot/build/hot.jar --top 10 --out samples/hot/build/hot.kprof');
+    expect(r.stderr).toContain(`profile written to ${join(repoRoot, 'samples', 'hot', 'build', 'hot.kprof')}`);
+    const again = spawnSync(process.execPath, banner.split(' ').slice(1), { cwd: repoRoot, encoding: 'utf8' });
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stdout).toContain('Hottest methods');
   });
 });

@@ -535,7 +535,9 @@ beforeAll(() => {
 /** Runs a driver in a fresh working directory; returns the result and that directory. */
 async function drive(main: string, jvmArgs: string[] = [], extra: Partial<RunJavaOptions> = {}) {
   const cwd = extra.cwd ?? tmpDir();
-  const r = await runJava({ cp: [classes, jar], main, jvmArgs, cwd, timeoutMs: 60_000, ...extra });
+  // A constant granularity, so that sample counts can be checked by hand, unless a test asks otherwise.
+  const random = jvmArgs.some((a) => a.startsWith('-Dkomorium.random=')) ? [] : ['-Dkomorium.random=0'];
+  const r = await runJava({ cp: [classes, jar], main, jvmArgs: [...random, ...jvmArgs], cwd, timeoutMs: 60_000, ...extra });
   return { ...r, cwd };
 }
 
@@ -559,7 +561,7 @@ describe('profile of the sampling agent', () => {
       expect.stringMatching(/^header\tjvm\t\S.* \S+$/),
       expect.stringMatching(/^header\tos\t\S.* \S+$/),
       expect.stringMatching(/^header\tdate\t\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
-      'header\toptions\tkomorium.granularity=10',
+      'header\toptions\tkomorium.granularity=10 komorium.random=0',
       expect.stringMatching(/^header\tpid\t\d+$/),
     ]);
     expect(p.data).toBe(

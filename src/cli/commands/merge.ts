@@ -1,4 +1,6 @@
+import { realpathSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
+import type { Profile } from '../../profile/model.js';
 import { mergeProfiles } from '../../profile/analysis.js';
 import { readProfile } from '../../profile/read.js';
 import { writeProfile } from '../../profile/write.js';
@@ -20,7 +22,9 @@ export const mergeCommand: CommandModule<object, MergeArgs> = {
       .example('$0 merge run1.kprof run2.kprof run3.kprof -o all.kprof', 'counters summed per calling context')
       .example('$0 merge shard-*.kprof -o all.kprof && $0 report all.kprof', 'profile a test suite run in shards') as unknown as Argv<MergeArgs>,
   handler: (args) => {
-    const merged = mergeProfiles(args.profiles.map((p) => readProfile(p)));
+    const profiles = args.profiles.map((p) => readProfile(p));
+    for (const w of repeatedProfiles(args.profiles, profiles)) process.stderr.write(`komorium-ts: warning: ${w}\n`);
+    const merged = mergeProfiles(profiles);
     writeOutput(args.output, writeProfile(merged));
     const what = merged.unit === 'samples' ? 'samples' : 'counted bytecodes';
     process.stdout.write(
@@ -29,3 +33,28 @@ export const mergeCommand: CommandModule<object, MergeArgs> = {
     );
   },
 };
+
+/**
+ * The same run given twice is counted twice: one file named twice, or a profile and its copy that a
+ * shell glob both matched. The same file, or the same header (JVM, date, pid) and data, is one run.
+ */
+function repeatedProfiles(paths: readonly string[], profiles: readonly Profile[]): string[] {
+  const firstSeen = new Map<string, string>();
+  const warnings: string[] = [];
+  profiles.forEach((p, i) => {
+    const run = `${p.headers.map((h) => `${h.key}=${h.value}`).join('\n')}\n${writeProfile(p)}`;
+    const keys = [`file ${realOrSame(paths[i]!)}`, `run ${run}`];
+    const earlier = keys.map((k) => firstSeen.get(k)).find((f) => f !== undefined);
+    if (earlier !== undefined) warnings.push(`${paths[i]} is the same profile as ${earlier} (the same run): its counts are added twice`);
+    else for (const k of keys) firstSeen.set(k, paths[i]!);
+  });
+  return warnings;
+}
+
+function realOrSame(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}

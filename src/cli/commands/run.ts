@@ -52,7 +52,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
         describe: 'sampling, exact, none (counts bytecodes, writes no profile: the overhead floor), or an agent class name',
       })
       .option('granularity', { alias: 'g', type: 'number', default: 10000, describe: 'bytecodes between samples' })
-      .option('random', { type: 'number', default: 0, describe: 'randomize the granularity by 0 <= r < R' })
+      .option('random', { type: 'number', default: 100, describe: 'randomize the granularity by 0 <= r < R (0: constant)' })
       .option('seed', { type: 'number', default: 0, describe: 'seed of the per-thread random generators' })
       .option('jvm-arg', { type: 'string', array: true, default: [], describe: 'extra JVM option, repeatable' })
       .option('java', { type: 'string', default: 'java', describe: 'the java launcher to run' })
