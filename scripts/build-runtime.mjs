@@ -16,6 +16,8 @@ import JSZip from 'jszip';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const srcDir = join(root, 'runtime-java', 'src');
+// Each profile kind keeps its runtime class beside its passes (src/kinds/<kind>/*.java).
+const kindsDir = join(root, 'src', 'kinds');
 const buildDir = join(root, 'runtime-java', 'build');
 const classesDir = join(buildDir, 'classes');
 const jarPath = join(buildDir, 'komorium-runtime.jar');
@@ -68,7 +70,7 @@ async function main() {
     if (existsSync(jarPath)) return;
     fail(`neither ${relative(root, srcDir)} nor ${relative(root, jarPath)} exists`);
   }
-  const sources = walk(srcDir)
+  const sources = [...walk(srcDir), ...(existsSync(kindsDir) ? walk(kindsDir) : [])]
     .filter((f) => f.endsWith('.java'))
     .sort();
   if (sources.length === 0) fail(`no Java sources under ${relative(root, srcDir)}`);

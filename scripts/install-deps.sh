@@ -2,7 +2,7 @@
 # Installs everything the test suite uses as real-world input, idempotently:
 #   - a JDK 17 (only if javac is missing) and its sources (lib/src.zip),
 #   - Debian's Java library packages whose jars the tests rewrite and verify,
-#   - Maven and Debian's exec-maven-plugin (for the Maven sample),
+#   - Maven and Debian's exec-maven-plugin (for the Maven sample), Gradle (for the Gradle sample),
 #   - npm packages used as test INPUTS (not project deps), unpacked into
 #     .cache/npm-inputs/<name>/ so they never touch node_modules.
 # Fast when everything is present: no apt-get update, no network.
@@ -37,6 +37,8 @@ CACHE="$REPO/.cache"
 #   antlr4               ANTLR 4.7 as Debian runs it (/usr/bin/antlr4): antlr4.jar with stringtemplate4.jar,
 #                        antlr4-runtime.jar, antlr3-runtime.jar and treelayout.jar, five jars that call each other
 #                        (test/multi-jar.test.ts instruments them as one program)
+#   gradle               /usr/bin/gradle (4.4.1, Groovy DSL, runs on JDK 17): test/gradle.test.ts builds
+#                        samples/gradle offline with komorium.gradle
 #   chromium             /usr/bin/chromium: the browser test/flamegraph-browser.test.ts drives with
 #                        playwright-core (executablePath; playwright's own browser download is not used)
 APT_PACKAGES=(
@@ -44,7 +46,7 @@ APT_PACKAGES=(
   jflex cup libasm-java libjacoco-java junit4 libhamcrest-java
   openjdk-17-source maven libexec-maven-plugin-java
   libmaven-compiler-plugin-java libmaven-jar-plugin-java libmaven-resources-plugin-java junit5
-  libclojure-java groovy antlr4 chromium
+  libclojure-java groovy antlr4 gradle chromium
 )
 if ! command -v javac >/dev/null 2>&1; then
   APT_PACKAGES=(openjdk-17-jdk-headless "${APT_PACKAGES[@]}")

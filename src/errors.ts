@@ -2,6 +2,8 @@
  * Every error a user can cause is a KomoriumError: the CLI prints its message (which names the
  * entry, class or method) and exits 2, without a stack trace. Anything else is a bug in komorium-ts.
  */
+import { javaName } from './classfile/names.js';
+
 export class KomoriumError extends Error {
   override name = 'KomoriumError';
 }
@@ -18,7 +20,7 @@ export class ClassFormatError extends KomoriumError {
 export class MethodTooLargeError extends KomoriumError {
   override name = 'MethodTooLargeError';
   constructor(readonly className: string, readonly method: string, readonly codeLength: number) {
-    super(`${className.replace(/\//g, '.')}.${method}: code would be ${codeLength} bytes, over the 65535-byte limit`);
+    super(`${javaName(className)}.${method}: code would be ${codeLength} bytes, over the 65535-byte limit`);
   }
 }
 
@@ -27,7 +29,7 @@ export class UnresolvedTypeError extends KomoriumError {
   override name = 'UnresolvedTypeError';
   constructor(readonly className: string, readonly method: string, readonly missingType: string, readonly why: string) {
     super(
-      `${className.replace(/\//g, '.')}.${method}: ${why} needs type ${missingType.replace(/\//g, '.')}, ` +
+      `${javaName(className)}.${method}: ${why} needs type ${javaName(missingType)}, ` +
         `which is neither in the input nor on the --classpath (add the jar that holds it with --classpath)`,
     );
   }

@@ -12,6 +12,7 @@ import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClassFile } from '../src/classfile/classfile.js';
 import { readCode } from '../src/bytecode/code-reader.js';
+import { encoderFrames } from '../src/analysis/frames.js';
 import { writeCode } from '../src/bytecode/code-writer.js';
 import { isLabel, type Label, type MethodCode, type Node } from '../src/bytecode/ir.js';
 import { OP, hasTarget, isConditionalBranch, isUnconditionalTransfer } from '../src/bytecode/opcodes.js';
@@ -88,7 +89,7 @@ async function relayoutJar(input: string, output: string, beforeLabels = false, 
         const code = readCode(cf, m, m.attributes[k]!);
         const nops = widenAll ? 0 : insertBlockNops(code, beforeLabels);
         try {
-          m.attributes[k] = writeCode(cf, m, code, { widenAllBranches: widenAll });
+          m.attributes[k] = writeCode(cf, m, code, { widenAllBranches: widenAll, frameAt: encoderFrames(cf, m, code) });
           r.methods++;
           r.nops += nops;
           for (const n of code.nodes) if (!isLabel(n) && isConditionalBranch(n.op)) r.conditionals++;

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClassFile } from '../src/classfile/classfile.js';
 import { ACC, type MemberInfo, type RawAttribute } from '../src/classfile/model.js';
 import { readCode } from '../src/bytecode/code-reader.js';
+import { encoderFrames } from '../src/analysis/frames.js';
 import { layoutCode, writeCode } from '../src/bytecode/code-writer.js';
 import { Label, isLabel, type Frame, type Insn, type MethodCode, type Node } from '../src/bytecode/ir.js';
 import { OP, OPCODE_FORMATS, OPCODE_NAMES, invertCondition } from '../src/bytecode/opcodes.js';
@@ -154,7 +155,7 @@ describe('widening far branches (checked by HotSpot with -Xverify:all)', () => {
       injectNops(code, at, 33_000);
       const layout = layoutCode(cf, m, code);
       widened[name] = layout.widened.size;
-      const out = writeCode(cf, m, code);
+      const out = writeCode(cf, m, code, { frameAt: encoderFrames(cf, m, code) });
       setCode(m, out);
       const back = readCode(cf, m, out);
       frameCounts[name] = [code.frames!.size, back.frames!.size];

@@ -191,7 +191,7 @@ describe('komorium-ts command line', () => {
       include: [],
       exclude: [],
       skipBroken: false,
-      options: { checks: 'optimized', maxPath: 50, leafOpt: true, callbacks: true, counter: 'field' },
+      mode: { profile: 'komorium', options: { checks: 'optimized', maxPath: 50, leafOpt: true, callbacks: true, counter: 'field' } },
     });
     const reference = readFileSync(outs.inProcess);
     for (const [how, path] of Object.entries(outs)) expect(readFileSync(path).equals(reference), how).toBe(true);

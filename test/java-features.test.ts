@@ -14,9 +14,10 @@
  * machine image carries Temurin 25); without one those releases are skipped with a loud warning, and only those.
  */
 import { beforeAll, describe, expect, test } from 'vitest';
-import { existsSync, readFileSync, readdirSync, statSync, mkdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { javac, jarDir, repoRoot, runJava, tmpDir, type RunJavaResult } from './support/java.js';
+import { javaFiles, loadFixtures, type Fixture } from './support/fixtures.js';
 import { instrument } from './support/komorium.js';
 import { verifyJar, describeVerify, type VerifyResult } from './support/verify.js';
 import { debianJar, debianClasspathFor, javaHome, jdkMajor, readZipEntry, secondJdkHome } from './support/corpus.js';
@@ -24,45 +25,6 @@ import { ClassFile } from '../src/classfile/classfile.js';
 import { readCode } from '../src/bytecode/code-reader.js';
 import { OP } from '../src/bytecode/opcodes.js';
 import { isLabel } from '../src/bytecode/ir.js';
-
-const FIXTURES = join(repoRoot, 'test', 'fixtures', 'java');
-
-interface Fixture {
-  name: string;
-  minRelease: number;
-  sources: string[];
-  pluginSources: string[];
-  expected: string;
-}
-
-function javaFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...javaFiles(p));
-    else if (e.name.endsWith('.java')) out.push(p);
-  }
-  return out.sort();
-}
-
-function loadFixtures(): Fixture[] {
-  const out: Fixture[] = [];
-  for (const name of readdirSync(FIXTURES).sort()) {
-    const dir = join(FIXTURES, name);
-    if (!statSync(dir).isDirectory() || !existsSync(join(dir, 'Main.java'))) continue;
-    const min = /^\/\/ fixture: min-release (\d+)$/m.exec(readFileSync(join(dir, 'Main.java'), 'utf8'));
-    const all = javaFiles(dir);
-    const isPlugin = (f: string) => relative(dir, f).split(/[\\/]/)[0] === 'plugin';
-    out.push({
-      name,
-      minRelease: min ? Number(min[1]) : 8,
-      sources: all.filter((f) => !isPlugin(f)),
-      pluginSources: all.filter(isPlugin),
-      expected: readFileSync(join(dir, 'expected.txt'), 'utf8'),
-    });
-  }
-  return out;
-}
 
 const fixtures = loadFixtures();
 

@@ -58,7 +58,7 @@ describe('samples/maven', () => {
     expect(plain.file('komorium/runtime/TC.class'), 'the plain jar is left as Maven built it').toBeNull();
 
     const text = readFileSync(join(target, 'app.kprof'), 'utf8');
-    expect(text.split('\n')[0]).toBe('komorium-profile\t1');
+    expect(text.split('\n')[0]).toBe('komorium-profile\t2');
     const profile = readProfile(join(target, 'app.kprof'));
     // Class names compared in dotted form: the format doc says internal names, the runtime writes dotted ones.
     const names = profile.methods.map((m) => `${m.className.replace(/\//g, '.')}.${m.name}${m.descriptor}`);

@@ -47,7 +47,7 @@ describe('npm package', () => {
     // 1. A copy of what the build reads; node_modules is shared (tsc, jszip for the runtime jar).
     const source = join(work, 'source');
     mkdirSync(source);
-    for (const p of ['package.json', 'package-lock.json', 'README.md', 'tsconfig.json', 'bin', 'src', 'scripts/build-runtime.mjs', 'runtime-java/src']) {
+    for (const p of ['package.json', 'package-lock.json', 'README.md', 'komorium.gradle', 'tsconfig.json', 'bin', 'src', 'scripts/build-runtime.mjs', 'runtime-java/src']) {
       if (existsSync(join(repoRoot, p))) cpSync(join(repoRoot, p), join(source, p), { recursive: true });
     }
     symlinkSync(join(repoRoot, 'node_modules'), join(source, 'node_modules'), 'dir');
@@ -68,9 +68,10 @@ describe('npm package', () => {
     expect(files).toContain('dist/cli/main.js');
     expect(files).toContain('runtime-java/build/komorium-runtime.jar');
     expect(files).toContain('package.json');
+    expect(files, 'the Gradle script plugin').toContain('komorium.gradle');
     // Nothing but the built sources, the launcher, the runtime jar and the docs: no tests, maps, Java sources or samples.
     const stray = files.filter(
-      (f) => !/^(bin\/komorium-ts\.js|dist\/.+\.js|runtime-java\/build\/komorium-runtime\.jar|package\.json|README\.md|LICENSE)$/.test(f),
+      (f) => !/^(bin\/komorium-ts\.js|dist\/.+\.js|runtime-java\/build\/komorium-runtime\.jar|komorium\.gradle|package\.json|README\.md|LICENSE)$/.test(f),
     );
     expect(stray).toEqual([]);
     for (const f of files.filter((f) => f.startsWith('dist/'))) {
@@ -102,7 +103,7 @@ describe('npm package', () => {
     // 6. java -jar: the program's output is unchanged and the profile is written.
     const ran = run(javaPath(), ['-Dkomorium.out=p.kprof', '-jar', 'out.jar'], { cwd: app, env });
     expect(ran).toBe(expected);
-    expect(readFileSync(join(app, 'p.kprof'), 'utf8').split('\n')[0]).toBe('komorium-profile\t1');
+    expect(readFileSync(join(app, 'p.kprof'), 'utf8').split('\n')[0]).toBe('komorium-profile\t2');
 
     // 7. npx komorium-ts report names the sample's hottest method first.
     const report = run('npx', ['komorium-ts', 'report', 'p.kprof'], { cwd: app, env });

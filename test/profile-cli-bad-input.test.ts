@@ -65,7 +65,7 @@ describe('diff and merge refuse bad profiles with exit 2', () => {
 
   it('a newer format version', () => {
     const out = join(dir, 'newer-out.kprof');
-    const message = /newer-version\.kprof:1: format version 2 is newer than this komorium-ts understands \(1\): upgrade komorium-ts/;
+    const message = /newer-version\.kprof:1: format version 3 is newer than this komorium-ts understands \(2\): upgrade komorium-ts/;
     expectRefused(['diff', simple, fx('newer-version.kprof')], message);
     expectRefused(['diff', fx('newer-version.kprof'), simple], message);
     expectRefused(['merge', fx('newer-version.kprof'), simple, '-o', out], message, out);

@@ -133,7 +133,7 @@ describe('rejections name the file and line', () => {
 
   it('a newer version', () => {
     expect(errorOf(() => readProfile(fixture('newer-version.kprof')))).toBe(
-      `${fixture('newer-version.kprof')}:1: format version 2 is newer than this komorium-ts understands (1): upgrade komorium-ts`,
+      `${fixture('newer-version.kprof')}:1: format version 3 is newer than this komorium-ts understands (2): upgrade komorium-ts`,
     );
   });
 

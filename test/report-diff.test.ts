@@ -132,7 +132,7 @@ describe('diff command', () => {
 
   it('bad input is a KomoriumError (exit 2)', async () => {
     expect((await diff([fixture('simple.kprof'), fixture('exact.kprof')])).error).toMatch(/different agents/);
-    expect((await diff([fixture('simple.kprof'), fixture('newer-version.kprof')])).error).toMatch(/format version 2 is newer/);
+    expect((await diff([fixture('simple.kprof'), fixture('newer-version.kprof')])).error).toMatch(/format version 3 is newer/);
     expect((await diff([fixture('simple.kprof'), fixture('grown.kprof'), '--fail-under', '120'])).error).toMatch(/--fail-under expects a percentage between 0 and 100/);
     expect((await diff([fixture('simple.kprof'), fixture('grown.kprof'), '--max-growth', 'ten'])).error).toMatch(/--max-growth expects a percentage/);
     expect((await diff([fixture('simple.kprof'), fixture('grown.kprof'), '--method', '*.x'])).error).toBe('--method selects what --max-growth limits: give --max-growth too');

@@ -77,21 +77,14 @@ function parseProfile(text: string): Profile {
     return f;
   };
   const magic = expectRecord('komorium-profile', 2);
-  if (magic[1] !== '1') throw new Error(`version ${magic[1]}`);
+  if (magic[1] !== '2') throw new Error(`version ${magic[1]}`);
   const headers = new Map<string, string>();
   while (lines[i]?.startsWith('header\t')) {
     const f = expectRecord('header', 3);
     headers.set(f[1], unescape(f[2]));
   }
   const dataStart = lines.slice(0, i).join('\n').length + 1;
-  const agent = unescape(expectRecord('agent', 2)[1]);
-  const unit = expectRecord('unit', 2)[1];
-  const granularity = int(expectRecord('granularity', 2)[1]);
-  const random = int(expectRecord('random', 2)[1]);
-  const seed = int(expectRecord('seed', 2)[1]);
-  const totalBytecodes = int(expectRecord('totalBytecodes', 2)[1]);
-  const threads = int(expectRecord('threads', 2)[1]);
-  const truncated = int(expectRecord('truncated', 2)[1]);
+  const firstData = i;
   const methods: ProfileMethod[] = [];
   while (lines[i]?.startsWith('method\t')) {
     const f = expectRecord('method', 7);
@@ -108,6 +101,17 @@ function parseProfile(text: string): Profile {
     const cmp = ka[0] !== kb[0] ? (ka[0] < kb[0] ? -1 : 1) : ka[1] !== kb[1] ? (ka[1] < kb[1] ? -1 : 1) : ka[2] < kb[2] ? -1 : ka[2] > kb[2] ? 1 : 0;
     if (cmp >= 0) throw new Error(`methods not sorted, or a method key repeated, at ${b.id}`);
   }
+  if (lines[i]?.startsWith('site\t')) throw new Error('a komorium-only profile has no sites');
+  expectRecord('section', 2);
+  if (lines[i - 1] !== 'section\tkomorium') throw new Error(`expected the komorium section, got ${lines[i - 1]}`);
+  const agent = unescape(expectRecord('agent', 2)[1]);
+  const unit = expectRecord('unit', 2)[1];
+  const granularity = int(expectRecord('granularity', 2)[1]);
+  const random = int(expectRecord('random', 2)[1]);
+  const seed = int(expectRecord('seed', 2)[1]);
+  const totalBytecodes = int(expectRecord('totalBytecodes', 2)[1]);
+  const threads = int(expectRecord('threads', 2)[1]);
+  const truncated = int(expectRecord('truncated', 2)[1]);
   const nodes: ProfileNode[] = [];
   while (lines[i]?.startsWith('node\t')) {
     const f = expectRecord('node', 5);
@@ -115,8 +119,9 @@ function parseProfile(text: string): Profile {
     if (n.id !== nodes.length) throw new Error(`node ids not consecutive at ${n.id}`);
     nodes.push(n);
   }
+  const dataLines = i - firstData;
   const end = expectRecord('end', 2);
-  if (int(end[1]) !== nodes.length) throw new Error(`end says ${end[1]} nodes, found ${nodes.length}`);
+  if (int(end[1]) !== dataLines) throw new Error(`end says ${end[1]} lines, found ${dataLines}`);
   if (i !== lines.length) throw new Error(`trailing lines after end: ${lines.slice(i).join(' | ')}`);
 
   // Tree shape: root first, preorder, children ascending by method id, no empty subtrees.
@@ -557,7 +562,7 @@ describe('profile of the sampling agent', () => {
     const text = readFileSync(join(r.cwd, 'komorium.kprof'), 'utf8');
     const p = parseProfile(text);
     expect(text.split('\n').slice(0, 6)).toEqual([
-      'komorium-profile\t1',
+      'komorium-profile\t2',
       expect.stringMatching(/^header\tjvm\t\S.* \S+$/),
       expect.stringMatching(/^header\tos\t\S.* \S+$/),
       expect.stringMatching(/^header\tdate\t\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
@@ -566,6 +571,13 @@ describe('profile of the sampling agent', () => {
     ]);
     expect(p.data).toBe(
       [
+        'method\t0\tDrv\ta\t()V\tDrv.java\t1',
+        'method\t1\tDrv\tb\t()V\tDrv.java\t1',
+        'method\t2\tDrv\tc\t()V\tDrv.java\t1',
+        'method\t3\tDrv\td\\tx\\\\y\\nz\t()V\t\t-1',
+        'method\t4\tDrv\tleaf\t()V\tDrv.java\t1',
+        'method\t5\tcom/foo/Bar$In\te\\r\\u0001\\uD800x\u{1F600}\t(I)V\tBar.java\t5',
+        'section\tkomorium',
         'agent\tsampling',
         'unit\tsamples',
         'granularity\t10',
@@ -574,12 +586,6 @@ describe('profile of the sampling agent', () => {
         'totalBytecodes\t117',
         'threads\t1',
         'truncated\t0',
-        'method\t0\tDrv\ta\t()V\tDrv.java\t1',
-        'method\t1\tDrv\tb\t()V\tDrv.java\t1',
-        'method\t2\tDrv\tc\t()V\tDrv.java\t1',
-        'method\t3\tDrv\td\\tx\\\\y\\nz\t()V\t\t-1',
-        'method\t4\tDrv\tleaf\t()V\tDrv.java\t1',
-        'method\t5\tcom/foo/Bar$In\te\\r\\u0001\\uD800x\u{1F600}\t(I)V\tBar.java\t5',
         'node\t0\t-1\t-1\t0',
         'node\t1\t0\t0\t4',
         'node\t2\t0\t1\t1',
@@ -587,7 +593,7 @@ describe('profile of the sampling agent', () => {
         'node\t4\t2\t4\t1',
         'node\t5\t0\t3\t1',
         'node\t6\t0\t5\t2',
-        'end\t7',
+        'end\t22',
         '',
       ].join('\n'),
     );

@@ -12,8 +12,8 @@
  * the labels in front of a block's first instruction (its line number, the target label) belong to
  * the block, and trailing labels after the last instruction belong to the last block.
  */
-import { isLabel, type Insn, type Label, type MethodCode } from '../bytecode/ir.js';
-import { OP } from '../bytecode/opcodes.js';
+import { branchTargets, isLabel, labelIndices, type Insn, type Label, type MethodCode } from '../bytecode/ir.js';
+import { OP, isConditionalBranch, isInvoke, isReturn, isUnconditionalTransfer } from '../bytecode/opcodes.js';
 
 export interface Block {
   index: number;
@@ -48,49 +48,9 @@ export interface Block {
   origBlock: number;
 }
 
-export function isReturnOp(op: number): boolean {
-  return op >= OP.IRETURN && op <= OP.RETURN;
-}
-
-export function isConditionalBranch(op: number): boolean {
-  return (op >= OP.IFEQ && op <= OP.IF_ACMPNE) || op === OP.IFNULL || op === OP.IFNONNULL;
-}
-
-export function isInvokeOp(op: number): boolean {
-  return op >= OP.INVOKEVIRTUAL && op <= OP.INVOKEDYNAMIC;
-}
-
-/** Instructions after which control never falls through to the next one. */
-export function isUnconditionalTransfer(op: number): boolean {
-  return (
-    op === OP.GOTO ||
-    op === OP.GOTO_W ||
-    op === OP.TABLESWITCH ||
-    op === OP.LOOKUPSWITCH ||
-    op === OP.ATHROW ||
-    op === OP.RET ||
-    isReturnOp(op)
-  );
-}
-
 /** Komorium's block enders: every jump, branch, switch, return, athrow, jsr and ret. */
 export function endsBlock(op: number): boolean {
   return isUnconditionalTransfer(op) || isConditionalBranch(op) || op === OP.JSR || op === OP.JSR_W;
-}
-
-/** The labels an instruction may transfer control to (not the fall-through). */
-export function branchTargets(insn: Insn): Label[] {
-  if (insn.op === OP.TABLESWITCH || insn.op === OP.LOOKUPSWITCH) return [insn.dflt!, ...insn.targets!];
-  return insn.target !== undefined ? [insn.target] : [];
-}
-
-/** Node index of every label of the code. */
-export function labelIndices(code: MethodCode): Map<Label, number> {
-  const m = new Map<Label, number>();
-  code.nodes.forEach((n, i) => {
-    if (isLabel(n)) m.set(n, i);
-  });
-  return m;
 }
 
 export interface BlockOptions {
@@ -141,7 +101,7 @@ export function computeBlocks(code: MethodCode, options: BlockOptions = {}): Blo
       const n = nodes[i]!;
       if (isLabel(n)) continue;
       insns.push(i);
-      if (isInvokeOp(n.op)) invokes.push(i);
+      if (isInvoke(n.op)) invokes.push(i);
     }
     const lastOp = (nodes[insns[insns.length - 1]!] as Insn).op;
     return {
@@ -154,7 +114,7 @@ export function computeBlocks(code: MethodCode, options: BlockOptions = {}): Blo
       successors: [],
       handlers: [],
       isHandlerStart: handlerStarts.has(start),
-      terminates: isReturnOp(lastOp) || lastOp === OP.ATHROW,
+      terminates: isReturn(lastOp) || lastOp === OP.ATHROW,
       hasInvoke: invokes.length > 0,
       invokes,
       endsWithJsrOrRet: lastOp === OP.JSR || lastOp === OP.JSR_W || lastOp === OP.RET,

@@ -24,10 +24,11 @@ import {
 } from './ir.js';
 import { Fmt, OP, OPCODE_FORMATS, OPCODE_NAMES, implicitVarBase, implicitVarIndex, isWideable } from './opcodes.js';
 import { expandLocals, initialLocalEntries, vtypeOfClassName } from './vtypes.js';
+import { javaName } from '../classfile/names.js';
 
 /** "java.lang.Foo.bar(I)V", the way errors name a method. */
 export function methodDisplayName(cf: ClassFile, method: MemberInfo): string {
-  return `${cf.thisClass.replace(/\//g, '.')}.${method.name}${method.desc}`;
+  return `${javaName(cf.thisClass)}.${method.name}${method.desc}`;
 }
 
 /** Thrown inside the reader and turned into a ClassFormatError naming the method. */
@@ -37,9 +38,13 @@ function hex2(n: number): string {
   return '0x' + n.toString(16).padStart(2, '0');
 }
 
-export function readCode(cf: ClassFile, method: MemberInfo, codeAttr: RawAttribute): MethodCode {
+/**
+ * The IR of a Code attribute. With `withOffsets`, `code.offsets` gives each instruction's offset as
+ * read (its bytecode index, the position profiles name), for transforms that record positions.
+ */
+export function readCode(cf: ClassFile, method: MemberInfo, codeAttr: RawAttribute, withOffsets = false): MethodCode {
   try {
-    return new CodeReader(cf, method, codeAttr.info).read();
+    return new CodeReader(cf, method, codeAttr.info).read(withOffsets);
   } catch (e) {
     const where = methodDisplayName(cf, method);
     if (e instanceof Bad) throw new ClassFormatError(cf.entry, `${where}: ${e.message}`);
@@ -94,7 +99,7 @@ class CodeReader {
     throw new Bad(`${what}: offset ${offset} is not at the start of an instruction`);
   }
 
-  read(): MethodCode {
+  read(withOffsets: boolean): MethodCode {
     const { dv, info } = this;
     this.need(0, 8, 'max_stack/max_locals/code_length');
     const maxStack = dv.getUint16(0);
@@ -179,16 +184,20 @@ class CodeReader {
     const nodes: Node[] = [];
     const labels = this.labels;
     const insnAt = this.insnAt;
+    const offsets = withOffsets ? new Map<Insn, number>() : undefined;
     for (let i = 0; i < order.length; i++) {
       const off = order[i]!;
       const l = labels[off];
       if (l !== undefined) nodes.push(l);
       nodes.push(insnAt[off]!);
+      offsets?.set(insnAt[off]!, off);
     }
     const endLabel = labels[codeLength];
     if (endLabel !== undefined) nodes.push(endLabel);
 
-    return { maxStack, maxLocals, nodes, tryCatch, attributes, frames, frameKinds };
+    const code: MethodCode = { maxStack, maxLocals, nodes, tryCatch, attributes, frames, frameKinds };
+    if (offsets) code.offsets = offsets;
+    return code;
   }
 
   /** Pass over the code array; returns the instruction start offsets in order. */

@@ -12,7 +12,6 @@ import { ACC, CONSTANT, type MemberInfo, type RawAttribute } from '../classfile/
 import { MethodTooLargeError } from '../errors.js';
 import { ByteWriter } from './byte-writer.js';
 import { methodDisplayName } from './code-reader.js';
-import { execute, simulateFrames } from '../analysis/frames.js';
 import { Label, isLabel, type CodeTypeAnnotation, type Frame, type Insn, type LocalVar, type MethodCode, type VType } from './ir.js';
 import {
   Fmt,
@@ -35,8 +34,8 @@ export interface WriteCodeOptions {
    * `code.nodes[nodeIndex]`) that the encoder widened into "inverted condition over goto_w": that
    * point becomes a branch target and needs a stack map frame in class files of version 50 and up.
    * `label` is the label already following the branch in `code.nodes` if there is one, else a new
-   * label at that position. Without this hook the encoder infers the frame by simulating forward
-   * from the nearest preceding frame (analysis/frames.ts simulateFrames), which is exact for code with valid frames.
+   * label at that position. Callers whose code may need widening pass analysis/frames.ts
+   * encoderFrames; without it, such code is refused.
    */
   frameAt?: (label: Label, branch: Insn, nodeIndex: number) => Frame;
   /**
@@ -540,7 +539,6 @@ class Encoder {
     const out: { label: Label; frame: Frame }[] = [];
     if (this.cf.major < 50) return out; // no StackMapTable before version 50 (JVMS 4.7.4)
     const { nodes, n, wide, ops, off, code } = this;
-    let simulated: (Frame | null)[] | undefined;
     for (const i of this.branches) {
       if (!wide[i] || !isConditionalBranch(ops[i]!)) continue;
       let existing: Label | undefined;
@@ -556,17 +554,8 @@ class Encoder {
       const insn = nodes[i] as Insn;
       const label = existing ?? new Label();
       label.offset = at;
-      let frame: Frame;
-      if (this.options.frameAt !== undefined) {
-        frame = this.options.frameAt(label, insn, i);
-      } else {
-        simulated ??= simulateFrames(this.cf, this.method, code);
-        const before = simulated[i];
-        if (!before) this.bug(`no frame is known before the branch at ${off[i]} that needs widening`);
-        frame = { locals: before.locals.slice(), stack: before.stack.slice() };
-        execute(this.cf, insn, frame.locals, frame.stack);
-      }
-      out.push({ label, frame });
+      if (this.options.frameAt === undefined) this.bug(`the branch at ${off[i]} needs widening, and a frame after it, but no frameAt was given`);
+      out.push({ label, frame: this.options.frameAt(label, insn, i) });
     }
     return out;
   }

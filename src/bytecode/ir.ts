@@ -149,4 +149,21 @@ export interface MethodCode {
    * valid (so that unchanged methods round-trip) and otherwise picks the most compact kind.
    */
   frameKinds: Map<Label, number>;
+  /** Each instruction's offset as read (readCode with offsets); absent otherwise. Not used by the encoder. */
+  offsets?: Map<Insn, number>;
+}
+
+/** The labels an instruction may transfer control to (not the fall-through). */
+export function branchTargets(insn: Insn): Label[] {
+  if (insn.targets !== undefined) return [insn.dflt!, ...insn.targets];
+  return insn.target !== undefined ? [insn.target] : [];
+}
+
+/** Node index of every label of the code. */
+export function labelIndices(code: MethodCode): Map<Label, number> {
+  const m = new Map<Label, number>();
+  code.nodes.forEach((n, i) => {
+    if (isLabel(n)) m.set(n, i);
+  });
+  return m;
 }

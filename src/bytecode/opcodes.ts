@@ -333,6 +333,36 @@ export function isUnconditionalTransfer(op: number): boolean {
   );
 }
 
+/** ireturn … return. */
+export function isReturn(op: number): boolean {
+  return op >= OP.IRETURN && op <= OP.RETURN;
+}
+
+/** invokevirtual, invokespecial, invokestatic, invokeinterface and invokedynamic. */
+export function isInvoke(op: number): boolean {
+  return op >= OP.INVOKEVIRTUAL && op <= OP.INVOKEDYNAMIC;
+}
+
+/** Instructions with a local variable operand (`var` in the IR): loads, stores, iinc, ret. */
+export function isVarInsn(op: number): boolean {
+  return (op >= OP.ILOAD && op <= OP.ALOAD) || (op >= OP.ISTORE && op <= OP.ASTORE) || op === OP.IINC || op === OP.RET;
+}
+
+/** Loads and stores of a long or double, whose local takes two slots. */
+export function isWideVar(op: number): boolean {
+  return op === OP.LLOAD || op === OP.DLOAD || op === OP.LSTORE || op === OP.DSTORE;
+}
+
+/** getfield, putfield, getstatic, putstatic. */
+export function isFieldInsn(op: number): boolean {
+  return op >= OP.GETSTATIC && op <= OP.PUTFIELD;
+}
+
+/** Array element loads (iaload … saload) and stores (iastore … sastore). */
+export function isArrayAccess(op: number): boolean {
+  return (op >= OP.IALOAD && op <= OP.SALOAD) || (op >= OP.IASTORE && op <= OP.SASTORE);
+}
+
 /** Instructions with a `target` label (branches, goto, jsr). */
 export function hasTarget(op: number): boolean {
   return (op >= OP.IFEQ && op <= OP.JSR) || op === OP.IFNULL || op === OP.IFNONNULL || op === OP.GOTO_W || op === OP.JSR_W;

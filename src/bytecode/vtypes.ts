@@ -2,9 +2,8 @@
  * Helpers shared by the decoder, the encoder and the frame simulator for verification types
  * (JVMS 4.10.1.2) in the IR's VType form.
  */
-import type { ClassFile } from '../classfile/classfile.js';
 import { parseMethodDescriptor } from '../classfile/descriptor.js';
-import { ACC, type MemberInfo } from '../classfile/model.js';
+import { ACC } from '../classfile/model.js';
 import type { VType } from './ir.js';
 
 /** The verification type of a value of field type `desc` (boolean, byte, char and short are int). */
@@ -40,7 +39,7 @@ export function isCategory2(t: VType): boolean {
  * The locals of the implicit initial frame (JVMS 4.10.1.6), as verification type entries in which
  * a long or double is one entry (the StackMapTable's compressed form).
  */
-export function initialLocalEntries(cf: ClassFile, method: MemberInfo): VType[] {
+export function initialLocalEntries(cf: { thisClass: string }, method: { access: number; name: string; desc: string }): VType[] {
   const out: VType[] = [];
   if ((method.access & ACC.STATIC) === 0) {
     out.push(method.name === '<init>' && cf.thisClass !== 'java/lang/Object' ? 'U' : vtypeOfClassName(cf.thisClass));

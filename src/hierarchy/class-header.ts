@@ -7,6 +7,7 @@
  */
 import { ClassFormatError } from '../errors.js';
 import { isValidMethodDescriptor } from '../classfile/descriptor.js';
+import { ACC } from '../classfile/model.js';
 
 export interface HierarchyMethod {
   name: string;
@@ -23,11 +24,12 @@ export interface HierarchyClass {
   isInterface: boolean;
   access: number;
   methods: HierarchyMethod[];
+  /** Declared fields (name, descriptor, flags), for field resolution (JVMS 5.4.3.2). */
+  fields: HierarchyMethod[];
   /** Where it was found: 'input', a classpath element, or 'jdk'. */
   source: string;
 }
 
-const ACC_INTERFACE = 0x0200;
 
 export function readClassHeader(bytes: Uint8Array, entry: string, source: string): HierarchyClass {
   const fail = (detail: string): never => {
@@ -111,8 +113,12 @@ export function readClassHeader(bytes: Uint8Array, entry: string, source: string
       pos += len;
     }
   };
+  const fields: HierarchyMethod[] = [];
   for (let n = u2(); n > 0; n--) {
-    pos += 6;
+    const facc = u2();
+    const fname = utf8(u2());
+    const fdesc = utf8(u2());
+    fields.push({ name: fname, desc: fdesc, access: facc });
     skipAttributes();
   }
   const methods: HierarchyMethod[] = [];
@@ -126,7 +132,7 @@ export function readClassHeader(bytes: Uint8Array, entry: string, source: string
     methods.push({ name: mname, desc: mdesc, access: macc });
     skipAttributes();
   }
-  return { name, superName, interfaces, isInterface: (access & ACC_INTERFACE) !== 0, access, methods, source };
+  return { name, superName, interfaces, isInterface: (access & ACC.INTERFACE) !== 0, access, methods, fields, source };
 }
 
 /** Modified UTF-8 (JVMS 4.4.7); class and member names are nearly always ASCII, so that is the fast path. */

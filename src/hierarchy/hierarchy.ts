@@ -9,17 +9,13 @@ import { join } from 'node:path';
 import { KomoriumError } from '../errors.js';
 import { readClassHeader, type HierarchyClass, type HierarchyMethod } from './class-header.js';
 import { findJavaHome, openJdk, type JdkClassSource } from './jdk.js';
-import { ZipIndex } from './zip-index.js';
+import { ZipIndex } from '../jar/zip-index.js';
+import { javaName } from '../classfile/names.js';
+import { ACC } from '../classfile/model.js';
 
 export type { HierarchyClass, HierarchyMethod } from './class-header.js';
 
 const OBJECT = 'java/lang/Object';
-const ACC_PUBLIC = 0x0001;
-const ACC_PRIVATE = 0x0002;
-const ACC_STATIC = 0x0008;
-const ACC_VARARGS = 0x0080;
-const ACC_NATIVE = 0x0100;
-const ACC_ABSTRACT = 0x0400;
 
 /**
  * A question about the hierarchy needed a class that no source has. Callers that know the
@@ -28,7 +24,7 @@ const ACC_ABSTRACT = 0x0400;
 export class MissingClassError extends KomoriumError {
   override name = 'MissingClassError';
   constructor(readonly missingClass: string) {
-    super(`class ${missingClass.replace(/\//g, '.')} is neither in the input nor on the --classpath nor in the JDK`);
+    super(`class ${javaName(missingClass)} is neither in the input nor on the --classpath nor in the JDK`);
   }
 }
 
@@ -39,6 +35,7 @@ export interface ClassFileLike {
   interfaces: string[];
   access: number;
   methods: readonly { name: string; desc: string; access: number }[];
+  fields?: readonly { name: string; desc: string; access: number }[];
 }
 
 export interface ResolvedMethod {
@@ -131,6 +128,7 @@ export class ClassHierarchy {
       isInterface: (cf.access & 0x0200) !== 0,
       access: cf.access,
       methods: cf.methods.map((m) => ({ name: m.name, desc: m.desc, access: m.access })),
+      fields: (cf.fields ?? []).map((f) => ({ name: f.name, desc: f.desc, access: f.access })),
       source: 'input',
     };
     this.input.set(info.name, info);
@@ -195,7 +193,7 @@ export class ClassHierarchy {
     if (name.startsWith('[')) return [name, OBJECT];
     const chain: string[] = [];
     for (let c: string | null = name; c !== null; c = this.require(c).superName) {
-      if (chain.includes(c)) throw new KomoriumError(`class hierarchy cycle at ${c.replace(/\//g, '.')}`);
+      if (chain.includes(c)) throw new KomoriumError(`class hierarchy cycle at ${javaName(c)}`);
       chain.push(c);
     }
     return chain;
@@ -323,8 +321,33 @@ export class ClassHierarchy {
     if (own !== undefined) return found(c, own);
     const obj = this.require(OBJECT);
     const om = obj.methods.find((x) => x.name === name && x.desc === desc);
-    if (om !== undefined && (om.access & ACC_PUBLIC) !== 0 && (om.access & ACC_STATIC) === 0) return found(obj, om);
+    if (om !== undefined && (om.access & ACC.PUBLIC) !== 0 && (om.access & ACC.STATIC) === 0) return found(obj, om);
     return this.maximallySpecific(owner, name, desc) ?? notFound;
+  }
+
+  /**
+   * Field resolution (JVMS 5.4.3.2): the class that declares the field a Fieldref names, looking
+   * in the named class, then its superinterfaces, then its superclass. Null when it is not found
+   * or a class on the way is missing.
+   */
+  resolveField(owner: string, name: string, desc: string): string | null {
+    try {
+      return this.fieldIn(owner, name, desc, 0);
+    } catch (e) {
+      if (e instanceof MissingClassError) return null;
+      throw e;
+    }
+  }
+
+  private fieldIn(owner: string, name: string, desc: string, depth: number): string | null {
+    if (depth > MAX_DEPTH) throw cycleAt(owner);
+    const c = this.require(owner);
+    if (c.fields.some((f) => f.name === name && f.desc === desc)) return c.name;
+    for (const i of c.interfaces) {
+      const hit = this.fieldIn(i, name, desc, depth + 1);
+      if (hit !== null) return hit;
+    }
+    return c.superName === null ? null : this.fieldIn(c.superName, name, desc, depth + 1);
   }
 
   /**
@@ -338,13 +361,13 @@ export class ClassHierarchy {
     for (const i of this.allInterfaces(owner)) {
       const info = this.require(i);
       const m = info.methods.find((x) => x.name === name && x.desc === desc);
-      if (m !== undefined && (m.access & (ACC_PRIVATE | ACC_STATIC)) === 0) candidates.push({ cls: info, m });
+      if (m !== undefined && (m.access & (ACC.PRIVATE | ACC.STATIC)) === 0) candidates.push({ cls: info, m });
     }
     if (candidates.length === 0) return null;
     const maximal = candidates.filter(
       (c) => !candidates.some((o) => o !== c && o.cls.name !== c.cls.name && this.allInterfaces(o.cls.name).includes(c.cls.name)),
     );
-    const concrete = maximal.filter((c) => (c.m.access & ACC_ABSTRACT) === 0);
+    const concrete = maximal.filter((c) => (c.m.access & ACC.ABSTRACT) === 0);
     const pick = concrete.length === 1 ? concrete[0]! : (maximal[0] ?? candidates[0]!);
     return found(pick.cls, pick.m);
   }
@@ -354,7 +377,7 @@ export class ClassHierarchy {
 const MAX_DEPTH = 1000;
 
 function cycleAt(name: string): KomoriumError {
-  return new KomoriumError(`class hierarchy cycle at ${name.replace(/\//g, '.')}`);
+  return new KomoriumError(`class hierarchy cycle at ${javaName(name)}`);
 }
 
 function found(cls: HierarchyClass, m: HierarchyMethod): ResolvedMethod {
@@ -367,7 +390,7 @@ function signaturePolymorphic(k: HierarchyClass, name: string): HierarchyMethod 
   const ms = k.methods.filter((x) => x.name === name);
   if (ms.length !== 1) return undefined;
   const m = ms[0]!;
-  const flags = ACC_NATIVE | ACC_VARARGS;
+  const flags = ACC.NATIVE | ACC.VARARGS;
   return (m.access & flags) === flags && m.desc.startsWith('([Ljava/lang/Object;)') ? m : undefined;
 }
 

@@ -10,4 +10,4 @@ export {
 export { readClassHeader, type HierarchyClass, type HierarchyMethod } from './class-header.js';
 export { findJavaHome, openJdk, type JdkClassSource } from './jdk.js';
 export { JImage, JImageUnsupportedError } from './jimage.js';
-export { ZipIndex } from './zip-index.js';
+export { ZipIndex } from '../jar/zip-index.js';

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameS
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { JImage, JImageUnsupportedError } from './jimage.js';
-import { ZipIndex } from './zip-index.js';
+import { ZipIndex } from '../jar/zip-index.js';
 
 export interface JdkClassSource {
   /** Human-readable: which file or folder, which version. */

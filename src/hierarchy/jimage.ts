@@ -19,6 +19,7 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { inflateSync } from 'node:zlib';
+import { javaName } from '../classfile/names.js';
 
 const IMAGE_MAGIC = 0xcafedada;
 const COMPRESSED_MAGIC = 0xcafefafa;
@@ -121,7 +122,7 @@ export class JImage {
     // /packages/java.lang holds pairs (u4 isEmpty, u4 module name offset) in image byte order;
     // a package can be split only in the sense that empty entries exist for modules that merely
     // declare the directory, so the first non-empty module wins.
-    const data = pkg === '' ? null : this.read(`/packages/${pkg.replace(/\//g, '.')}`);
+    const data = pkg === '' ? null : this.read(`/packages/${javaName(pkg)}`);
     if (data !== null) {
       const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
       let fallback: string | null = null;

@@ -11,7 +11,7 @@ import { readCode } from '../bytecode/code-reader.js';
 import { writeCode } from '../bytecode/code-writer.js';
 import type { MethodCode } from '../bytecode/ir.js';
 import { OP } from '../bytecode/opcodes.js';
-import { simulateFrames } from '../analysis/frames.js';
+import { encoderFrames, simulateFrames } from '../analysis/frames.js';
 import { ClassFormatError, KomoriumError, MethodTooLargeError } from '../errors.js';
 import { RT } from './runtime-names.js';
 import type { ProgramView } from './calls.js';
@@ -24,6 +24,7 @@ import { op } from './emit.js';
 import { buildHolderClass } from './holder.js';
 import { buildCompanion, companionsOf } from './companion.js';
 import { addSerialVersionUID } from './serial.js';
+import { javaName } from '../classfile/names.js';
 
 export interface InstrumentOptions {
   checks: 'all' | 'optimized';
@@ -135,7 +136,7 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
   const isInterface = (cf.access & ACC.INTERFACE) !== 0;
   const report = emptyReport(cf.thisClass, cf.methods.length);
   if (cf.cp.size > 1 && cf.methods.some((m) => m.desc.includes(RT.EXTRA_ARGS))) {
-    throw new KomoriumError(`${cf.entry}: class ${cf.thisClass.replace(/\//g, '.')} is already instrumented by komorium-ts`);
+    throw new KomoriumError(`${cf.entry}: class ${javaName(cf.thisClass)} is already instrumented by komorium-ts`);
   }
   // Computed from the class as it was, before anything is added.
   addSerialVersionUID(cf, () => program.isSerializable(cf.thisClass));
@@ -201,7 +202,7 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
         dispatchCheck: checked,
       });
       // For <clinit> only a trial: the identifiers' initialisation goes in front of it at the end.
-      return { code, line, stats, encoded: writeCode(cf, ext, code) };
+      return { code, line, stats, encoded: writeCode(cf, ext, code, { frameAt: encoderFrames(cf, ext, code) }) };
     };
     try {
       let r: ReturnType<typeof rewrite>;
@@ -247,18 +248,18 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
 
   const extra: { name: string; bytes: Uint8Array }[] = [];
   if (mids.length > 0) {
-    const javaName = cf.thisClass.replace(/\//g, '.');
+    const dotted = javaName(cf.thisClass);
     const source = sourceFileOf(cf);
     if (inHolder) {
-      extra.push({ name: midOwner, bytes: buildHolderClass(cf, midOwner, javaName, source, mids) });
+      extra.push({ name: midOwner, bytes: buildHolderClass(cf, midOwner, dotted, source, mids) });
     } else {
       addMidFields(cf, MID_FIELD_ACCESS, mids);
-      const init = midInitCode(cf, cf.thisClass, javaName, source, mids);
+      const init = midInitCode(cf, cf.thisClass, dotted, source, mids);
       if (clinit) clinit.code.nodes.unshift(...init);
       else added.push(syntheticClinit(cf, () => init));
     }
   }
-  if (clinit) replaceCode(clinit.member, writeCode(cf, clinit.member, clinit.code));
+  if (clinit) replaceCode(clinit.member, writeCode(cf, clinit.member, clinit.code, { frameAt: encoderFrames(cf, clinit.member, clinit.code) }));
   if (!isInterface) added.push(classMethod(cf, program));
   if (isInterface) {
     const companion = buildCompanion(cf);

@@ -80,18 +80,7 @@ export function returnOpFor(ret: string): number {
   }
 }
 
-export function isReturn(opcode: number): boolean {
-  return opcode >= OP.IRETURN && opcode <= OP.RETURN;
-}
-
-export function isInvoke(opcode: number): boolean {
-  return opcode >= OP.INVOKEVIRTUAL && opcode <= OP.INVOKEDYNAMIC;
-}
-
-export function isVarInsn(opcode: number): boolean {
-  return (opcode >= OP.ILOAD && opcode <= OP.ALOAD) || (opcode >= OP.ISTORE && opcode <= OP.ASTORE) || opcode === OP.IINC || opcode === OP.RET;
-}
-
-export function isWideVar(opcode: number): boolean {
-  return opcode === OP.LLOAD || opcode === OP.DLOAD || opcode === OP.LSTORE || opcode === OP.DSTORE;
+/** The store instruction for a value of the given field descriptor. */
+export function storeOpFor(desc: string): number {
+  return loadOpFor(desc) + (OP.ISTORE - OP.ILOAD);
 }

@@ -15,9 +15,10 @@ import type { MemberInfo } from '../classfile/model.js';
 import { ACC } from '../classfile/model.js';
 import { argSlots, parseMethodDescriptor, typeSize } from '../classfile/descriptor.js';
 import { Label, isLabel, type Frame, type Insn, type MethodCode, type Node, type TryCatch, type VType } from '../bytecode/ir.js';
-import { OP } from '../bytecode/opcodes.js';
+
 import { RT, extendDescriptor, extendedName, factoryDescriptor } from './runtime-names.js';
-import { field, invoke, isInvoke, isReturn, isVarInsn, isWideVar, load, loadOpFor, op, pushInt, returnOpFor } from './emit.js';
+import { field, invoke, load, loadOpFor, op, pushInt, returnOpFor, storeOpFor } from './emit.js';
+import { OP, isInvoke, isReturn, isVarInsn, isWideVar } from '../bytecode/opcodes.js';
 import { extendedEntryFrame, loadArgs } from './members.js';
 import { decideCall, otherPackageInit, type ProgramView } from './calls.js';
 import { simulateFrames } from '../analysis/frames.js';
@@ -702,10 +703,6 @@ function deferredCounters(
   }
 }
 
-/** The extended member for `method`: synthetic, with the extra arguments, and no reflective attributes. */
-function storeOpFor(desc: string): number {
-  return loadOpFor(desc) + (OP.ISTORE - OP.ILOAD);
-}
 
 /** The verification type of a value of field descriptor `desc` on the operand stack. */
 function verificationTypeOf(desc: string): VType {

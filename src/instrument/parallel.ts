@@ -5,7 +5,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { ClassFormatError, KomoriumError } from '../errors.js';
-import type { EntryResult } from './program.js';
+import type { EntryResult } from './rewrite.js';
 import type { WorkerInit } from './worker.js';
 
 interface Reply {

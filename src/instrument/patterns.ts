@@ -2,6 +2,7 @@
  * --include/--exclude class patterns, in Java names: `com.foo.Bar`, `com.foo.*` (one package),
  * `com.foo.**` (a package and its subpackages), `*Test`, and `$` for nested classes as usual.
  */
+import { javaName } from '../classfile/names.js';
 export function compileClassPattern(pattern: string): RegExp {
   let re = '';
   for (let i = 0; i < pattern.length; i++) {
@@ -31,8 +32,8 @@ export class ClassFilter {
   }
   /** `internalName` as in the class file (`com/foo/Bar$Baz`). */
   accepts(internalName: string): boolean {
-    const javaName = internalName.replace(/\//g, '.');
-    if (this.include.length > 0 && !this.include.some((r) => r.test(javaName))) return false;
-    return !this.exclude.some((r) => r.test(javaName));
+    const dotted = javaName(internalName);
+    if (this.include.length > 0 && !this.include.some((r) => r.test(dotted))) return false;
+    return !this.exclude.some((r) => r.test(dotted));
   }
 }

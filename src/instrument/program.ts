@@ -5,18 +5,17 @@
  * all are written with the runtime beside them. Nothing is written unless every step succeeded.
  */
 import { availableParallelism } from 'node:os';
-import { ClassFile } from '../classfile/classfile.js';
-import { ClassFormatError, KomoriumError, MethodTooLargeError } from '../errors.js';
+import { ClassFormatError, KomoriumError } from '../errors.js';
 import { jarBytes, runtimeFolder, stripSignature, writeOutputs, type Entry, type Output } from '../jar/index.js';
-import { ClassHierarchy, MissingClassError } from '../hierarchy/hierarchy.js';
 import { readClassHeader } from '../hierarchy/class-header.js';
 import { RT } from './runtime-names.js';
-import { planClass, type ClassPlan } from './plan.js';
+import type { ClassPlan } from './plan.js';
 import { ClassFilter } from './patterns.js';
-import { emptyCounts, instrumentClass, type ClassReport, type ClassResult, type InstrumentOptions } from './class-transform.js';
-import type { CallSite, ProgramView } from './calls.js';
-import { stubClass } from './stub.js';
+import { emptyCounts, type ClassReport, type ClassResult } from './class-transform.js';
 import { runtimeEntries } from './runtime-jar.js';
+import { javaName } from '../classfile/names.js';
+import type { FrameworkClassReport, FrameworkClassResult } from '../framework/class-transform.js';
+import { buildProgram, rewriteEntry, type ClassHeader, type EntryResult, type InstrumentMode, type Program } from './rewrite.js';
 import { duplicateClass, manifestClasspath, readUnits, relinkClassPath, webRootNotes, type Unit } from './units.js';
 
 export interface InstrumentRequest {
@@ -30,7 +29,7 @@ export interface InstrumentRequest {
   include: string[];
   exclude: string[];
   skipBroken: boolean;
-  options: InstrumentOptions;
+  mode: InstrumentMode;
   /** Called after each class; the CLI draws a progress bar on a terminal. */
   progress?: (done: number, total: number) => void;
 }
@@ -44,6 +43,8 @@ export interface InstrumentSummary {
   excludedClasses: number;
   reports: ClassReport[];
   totals: ReturnType<typeof emptyCounts>;
+  /** The framework's per-class reports (instrument --profile with framework kinds); empty for Komorium. */
+  frameworkReports: FrameworkClassReport[];
   /** Methods that crossed HotSpot's HugeMethodLimit (see ClassReport.overJitLimit). */
   overJitLimit: string[];
   /** Methods instrumented without MaxPath splitting, which made them too large (ClassReport.withoutMaxPath). */
@@ -54,6 +55,9 @@ export interface InstrumentSummary {
   notes: string[];
   warnings: string[];
 }
+
+export type { ClassHeader, EntryResult, InstrumentMode, Program } from './rewrite.js';
+export { instrumentClassBytes } from './rewrite.js';
 
 const VERSIONED = /^META-INF\/versions\/(\d+)\//;
 
@@ -103,12 +107,10 @@ export async function instrumentProgram(req: InstrumentRequest): Promise<Instrum
     }
   }
   // Every result is a rewritten class now: the loop above leaves no broken one.
-  const rewritten = results as Map<ParsedEntry, ClassResult>;
+  const rewritten = results as Map<ParsedEntry, ClassResult | FrameworkClassResult>;
   const parsedByEntry = new Map(parsed.map((p) => [p.entry, p]));
   const built = await unitOutputs(units, parsedByEntry, rewritten, plans, warnings);
-  await writeOutputs(
-    built.outputs.map((o) => (req.outputFolder === undefined ? o : { ...o, under: req.outputFolder })),
-  );
+  await writeOutputs(built.outputs.map((o) => (req.outputFolder === undefined ? o : { ...o, under: req.outputFolder })));
   const summary = summarize(req, parsed.length + skippedClasses.length, built.excluded, built.reports, skippedClasses, warnings);
   const inputs = [req.input, ...(req.more ?? []).map((m) => m.input)];
   return { ...summary, input: inputs.join(', '), output: req.outputFolder ?? req.output, units: units.length > 1 ? built.units : [], notes };
@@ -153,6 +155,7 @@ function readHeaders(
           interfaces: h.interfaces,
           access: h.access,
           methods: h.methods,
+          fields: h.fields,
           instrumented: filter.accepts(h.name),
           versioned,
         };
@@ -167,6 +170,8 @@ function readHeaders(
   return parsed;
 }
 
+type AnyReport = ClassReport | FrameworkClassReport;
+
 /**
  * Each unit's output entries. Nested jars first (they come after their archive in `units`), so
  * that their archive copies them rewritten, into the same entry, stored as they were.
@@ -174,14 +179,14 @@ function readHeaders(
 async function unitOutputs(
   units: readonly Unit[],
   parsedByEntry: Map<Entry, ParsedEntry>,
-  results: Map<ParsedEntry, ClassResult>,
+  results: Map<ParsedEntry, ClassResult | FrameworkClassResult>,
   plans: Map<string, ClassPlan>,
   warnings: string[],
-): Promise<{ outputs: Output[]; reports: ClassReport[]; excluded: number; units: InstrumentSummary['units'] }> {
+): Promise<{ outputs: Output[]; reports: AnyReport[]; excluded: number; units: InstrumentSummary['units'] }> {
   const replaced = new Map<Entry, Entry>();
   const needsRuntime = new Set<Unit>();
   const outputs: Output[] = [];
-  const reports: ClassReport[] = [];
+  const reports: AnyReport[] = [];
   const summaries: InstrumentSummary['units'] = [];
   let excluded = 0;
   for (const unit of [...units].reverse()) {
@@ -208,13 +213,13 @@ async function unitOutputs(
 function outputEntries(
   inputEntries: readonly Entry[],
   parsedByEntry: Map<Entry, ParsedEntry>,
-  results: Map<ParsedEntry, ClassResult>,
+  results: Map<ParsedEntry, ClassResult | FrameworkClassResult>,
   plans: Map<string, ClassPlan>,
   warnings: string[],
   /** Put before warnings: '' for the only jar. */
   label: string,
-): { entries: Entry[]; reports: ClassReport[]; excluded: number } {
-  const reports: ClassReport[] = [];
+): { entries: Entry[]; reports: AnyReport[]; excluded: number } {
+  const reports: AnyReport[] = [];
   const out: Entry[] = [];
   let excluded = 0;
   for (const entry of inputEntries) {
@@ -255,101 +260,6 @@ async function runtimeAt(folder: string, entries: readonly Entry[]): Promise<Ent
   return (await runtimeEntries()).map((r) => ({ ...r, name: folder + r.name })).filter((r) => !present.has(r.name));
 }
 
-/**
- * The transform of one class, or, when it cannot rewrite the class for a reason other than broken
- * input, the class as it was with stand-ins that keep every call site elsewhere valid. A
- * ClassFormatError (broken input) propagates.
- */
-function rewriteClass(cf: ClassFile, entry: Entry, program: ProgramView, options: InstrumentOptions, warnings: string[]) {
-  try {
-    try {
-      return instrumentClass(cf, program, options);
-    } catch (e) {
-      // No room in <clinit> for the identifiers' initialisation: again, from the bytes, with a holder.
-      if (!(e instanceof MethodTooLargeError) || !e.method.startsWith('<clinit>(')) throw e;
-      return instrumentClass(ClassFile.parse(entry.data, entry.name), program, options, true);
-    }
-  } catch (e) {
-    if (!(e instanceof KomoriumError) || e instanceof ClassFormatError) throw e;
-    warnings.push(`${cf.thisClass.replace(/\//g, '.')}: left uninstrumented: ${e.message}`);
-    return stubClass(entry.data, entry.name, options);
-  }
-}
-
-/** What the plans and the hierarchy need to know of every input class. */
-export interface ClassHeader {
-  thisClass: string;
-  superClass: string | null;
-  interfaces: string[];
-  access: number;
-  methods: { name: string; desc: string; access: number }[];
-  instrumented: boolean;
-  versioned: boolean;
-}
-
-export interface Program {
-  view: ProgramView;
-  /** The class being rewritten, for messages. */
-  setCurrent(name: string): void;
-}
-
-/** Plans and class hierarchy of the whole input (headers: base versions before multi-release ones). */
-export function buildProgram(headers: readonly ClassHeader[], classpath: string[], warnings: string[]): Program {
-  const hierarchy = new ClassHierarchy({ classpath });
-  const plans = new Map<string, ClassPlan>();
-  for (const h of headers) {
-    if (plans.has(h.thisClass)) continue;
-    // The first header of a name: its base version, or, for a class that exists only under
-    // META-INF/versions/N, its first versioned one (else it would be "missing" from its own input).
-    hierarchy.addClass(h);
-    plans.set(h.thisClass, planClass(h.thisClass, h.access, h.methods, h.instrumented));
-  }
-  const missingSeen = new Set<string>();
-  let current = '';
-  const view: ProgramView = {
-    plans,
-    hierarchy,
-    isSerializable(name: string): boolean {
-      try {
-        return hierarchy.isAssignable(name, 'java/io/Serializable');
-      } catch (e) {
-        if (!(e instanceof MissingClassError)) throw e;
-        warnings.push(
-          `${name.replace(/\//g, '.')}: cannot tell whether it is Serializable, ${e.missingClass.replace(/\//g, '.')} is missing ` +
-            `(add it with --classpath); its serialVersionUID is not pinned`,
-        );
-        return false;
-      }
-    },
-    missingType(site: CallSite, missing: string) {
-      const key = `${current} ${missing}`;
-      if (missingSeen.has(key)) return;
-      missingSeen.add(key);
-      warnings.push(
-        `${current.replace(/\//g, '.')}: call to ${site.owner.replace(/\//g, '.')}.${site.name}${site.desc} keeps its ` +
-          `signature: deciding it needs ${missing.replace(/\//g, '.')}, which is not in the input or the --classpath ` +
-          `(add the jar that holds it with --classpath)`,
-      );
-    },
-  };
-  return { view, setCurrent: (name) => (current = name) };
-}
-
-/** The rewrite of one class of the input, or the ClassFormatError detail when it is broken. */
-export type EntryResult = ClassResult | { broken: string };
-
-/** Parses and rewrites one class of the input; its model lives only as long as this call. */
-export function rewriteEntry(entry: Entry, program: Program, options: InstrumentOptions, warnings: string[]): EntryResult {
-  try {
-    const cf = ClassFile.parse(entry.data, entry.name);
-    program.setCurrent(cf.thisClass);
-    return rewriteClass(cf, entry, program.view, options, warnings);
-  } catch (e) {
-    if (e instanceof ClassFormatError) return { broken: e.detail };
-    throw e;
-  }
-}
-
 /** Below this many classes, starting workers costs more than it saves. */
 const PARALLEL_MIN_CLASSES = 300;
 
@@ -366,7 +276,7 @@ async function rewriteAll(
     const { rewriteInWorkers } = await import('./parallel.js');
     const out = await rewriteInWorkers(
       todo.map((p) => ({ name: p.where, data: p.entry.data })),
-      { headers, classpath: req.classpath, options: req.options },
+      { headers, classpath: req.classpath, mode: req.mode },
       workers,
       warnings,
       (done) => req.progress?.(done, todo.length),
@@ -376,7 +286,7 @@ async function rewriteAll(
   }
   for (let i = 0; i < todo.length; i++) {
     const p = todo[i]!;
-    results.set(p, rewriteEntry({ ...p.entry, name: p.where }, program, req.options, warnings));
+    results.set(p, rewriteEntry({ ...p.entry, name: p.where }, program, req.mode, warnings));
     req.progress?.(i + 1, todo.length);
   }
   return results;
@@ -393,73 +303,43 @@ function workerCount(classes: number): number {
   return Math.min(4, availableParallelism() - 1);
 }
 
-/**
- * One class file, bytes in and bytes out, treated as `instrument` treats a class of its input
- * (without --skip-broken): a KomoriumError naming the entry for input it refuses, else the rewritten
- * class (or the class as it was with stand-ins) and the classes the transform adds beside it.
- * `hierarchy` resolves every other class (put the rest of the input on its classpath); this class
- * is added to it. For tests and tools that rewrite classes one at a time (the fuzzing test).
- */
-export function instrumentClassBytes(
-  data: Uint8Array,
-  entryName: string,
-  options: InstrumentOptions,
-  hierarchy: ClassHierarchy,
-): { result: ClassResult; warnings: string[] } {
-  const warnings: string[] = [];
-  const entry: Entry = { name: entryName, data, isClass: true };
-  const cf = ClassFile.parse(data, entryName);
-  if (cf.thisClass.startsWith(RT.PACKAGE_PREFIX)) throw new KomoriumError(`${entryName}: already instrumented`);
-  hierarchy.addClass(cf);
-  const plans = new Map<string, ClassPlan>([[cf.thisClass, planClass(cf.thisClass, cf.access, cf.methods, true)]]);
-  const program: ProgramView = {
-    isSerializable: (name) => {
-      try {
-        return hierarchy.isAssignable(name, 'java/io/Serializable');
-      } catch (e) {
-        if (!(e instanceof MissingClassError)) throw e;
-        return false;
-      }
-    },
-    plans,
-    hierarchy,
-    missingType: (site, missing) => warnings.push(`${cf.thisClass}: ${site.owner}.${site.name}${site.desc} needs ${missing}`),
-  };
-  if (cf.thisClass === 'module-info') {
-    return { result: { bytes: data, extra: [], report: stubClass(data, entryName, options).report }, warnings };
-  }
-  return { result: rewriteClass(cf, entry, program, options, warnings), warnings };
-}
-
 function summarize(
   req: InstrumentRequest,
   classes: number,
   excluded: number,
-  reports: ClassReport[],
+  all: (ClassReport | FrameworkClassReport)[],
   skippedClasses: { entry: string; reason: string }[],
   warnings: string[],
 ): Omit<InstrumentSummary, 'units' | 'notes'> {
   const totals = emptyCounts();
+  const reports = all.filter((r): r is ClassReport => !('layouts' in r));
+  const frameworkReports = all.filter((r): r is FrameworkClassReport => 'layouts' in r);
+  for (const r of frameworkReports) {
+    totals.methods += r.methods;
+    totals.instrumented += r.instrumented;
+  }
 
   const leftAsIs: InstrumentSummary['leftAsIs'] = [];
   const overJitLimit: string[] = [];
   const withoutMaxPath: string[] = [];
   for (const r of reports) {
-    const javaName = r.className.replace(/\//g, '.');
-    for (const m of r.overJitLimit) overJitLimit.push(`${javaName}.${m}`);
-    for (const m of r.withoutMaxPath) withoutMaxPath.push(`${javaName}.${m}`);
+    const dotted = javaName(r.className);
+    for (const m of r.overJitLimit) overJitLimit.push(`${dotted}.${m}`);
+    for (const m of r.withoutMaxPath) withoutMaxPath.push(`${dotted}.${m}`);
     for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += r[k];
     for (const l of r.leftAsIs) leftAsIs.push({ className: r.className, ...l });
   }
+  for (const r of frameworkReports) for (const l of r.leftAsIs) leftAsIs.push({ className: r.className, ...l });
   return {
     input: req.input,
     output: req.output,
     classes,
-    instrumentedClasses: reports.length,
+    instrumentedClasses: all.length,
     skippedClasses,
     excludedClasses: excluded,
     reports,
     totals,
+    frameworkReports,
     leftAsIs,
     overJitLimit,
     withoutMaxPath,

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { ClassFile } from '../classfile/classfile.js';
 import { ACC, type RawAttribute } from '../classfile/model.js';
 import { encodeMutf8 } from '../classfile/mutf8.js';
+import { javaName } from '../classfile/names.js';
 
 const CLASS_MODS = ACC.PUBLIC | ACC.FINAL | ACC.INTERFACE | ACC.ABSTRACT;
 const FIELD_MODS = ACC.PUBLIC | ACC.PRIVATE | ACC.PROTECTED | ACC.STATIC | ACC.FINAL | ACC.VOLATILE | ACC.TRANSIENT;
@@ -47,14 +48,14 @@ const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export function defaultSerialVersionUID(cf: ClassFile): bigint {
   const out = new DataOut();
-  out.utf(cf.thisClass.replace(/\//g, '.'));
+  out.utf(javaName(cf.thisClass));
   const methods = cf.methods.filter((m) => m.name !== '<init>' && m.name !== '<clinit>');
   let classMods = classModifiers(cf) & CLASS_MODS;
   if ((classMods & ACC.INTERFACE) !== 0) {
     classMods = methods.length > 0 ? classMods | ACC.ABSTRACT : classMods & ~ACC.ABSTRACT;
   }
   out.int(classMods);
-  for (const i of cf.interfaces.map((x) => x.replace(/\//g, '.')).sort(byString)) out.utf(i);
+  for (const i of cf.interfaces.map((x) => javaName(x)).sort(byString)) out.utf(i);
   for (const f of [...cf.fields].sort((a, b) => byString(a.name, b.name))) {
     const mods = f.access & FIELD_MODS;
     if ((mods & ACC.PRIVATE) === 0 || (mods & (ACC.STATIC | ACC.TRANSIENT)) === 0) {
@@ -74,7 +75,7 @@ export function defaultSerialVersionUID(cf: ClassFile): bigint {
     if ((mods & ACC.PRIVATE) === 0) {
       out.utf('<init>');
       out.int(mods);
-      out.utf(c.desc.replace(/\//g, '.'));
+      out.utf(javaName(c.desc));
     }
   }
   for (const m of methods.sort((a, b) => byString(a.name, b.name) || byString(a.desc, b.desc))) {
@@ -82,7 +83,7 @@ export function defaultSerialVersionUID(cf: ClassFile): bigint {
     if ((mods & ACC.PRIVATE) === 0) {
       out.utf(m.name);
       out.int(mods);
-      out.utf(m.desc.replace(/\//g, '.'));
+      out.utf(javaName(m.desc));
     }
   }
   const sha = createHash('sha1').update(out.bytes()).digest();

@@ -4,13 +4,12 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { ClassFormatError, KomoriumError } from '../errors.js';
-import { buildProgram, rewriteEntry, type ClassHeader } from './program.js';
-import type { InstrumentOptions } from './class-transform.js';
+import { buildProgram, rewriteEntry, type ClassHeader, type InstrumentMode } from './rewrite.js';
 
 export interface WorkerInit {
   headers: ClassHeader[];
   classpath: string[];
-  options: InstrumentOptions;
+  mode: InstrumentMode;
 }
 
 export interface WorkerTask {
@@ -26,7 +25,7 @@ const program = buildProgram(init.headers, init.classpath, warnings);
 parentPort!.on('message', (task: WorkerTask) => {
   const before = warnings.length;
   try {
-    const result = rewriteEntry({ name: task.name, data: task.data, isClass: true }, program, init.options, warnings);
+    const result = rewriteEntry({ name: task.name, data: task.data, isClass: true }, program, init.mode, warnings);
     parentPort!.postMessage({ index: task.index, result, warnings: warnings.slice(before) });
   } catch (e) {
     const error =

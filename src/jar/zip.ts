@@ -2,7 +2,7 @@
  * Zip (jar) reading and writing with Node's native zlib. jszip inflates and deflates in
  * JavaScript: on guava.jar it took 0.4 s to read and 0.9 s to write, the largest single cost of
  * `instrument` (README, "Why not jszip"). Only what jars use is supported: stored and deflated
- * entries, no encryption, no ZIP64.
+ * entries, no encryption; ZIP64 is read, not written.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import * as zlib from 'node:zlib';
@@ -23,6 +23,8 @@ export interface ZipEntry {
 const LOCAL = 0x04034b50;
 const CENTRAL = 0x02014b50;
 const END = 0x06054b50;
+const ZIP64_END = 0x06064b50;
+const ZIP64_LOCATOR = 0x07064b50;
 const UTF8_FLAG = 0x0800;
 
 const CRC_TABLE = (() => {
@@ -58,73 +60,154 @@ function fromDos(date: number, time: number): Date {
   );
 }
 
+/** One central directory record (PKWARE APPNOTE 4.3.12), sizes and offset resolved through a ZIP64 extra field. */
+export interface CentralEntry {
+  name: string;
+  madeBy: number;
+  flags: number;
+  method: number;
+  time: number;
+  date: number;
+  crc: number;
+  compressedSize: number;
+  uncompressedSize: number;
+  external: number;
+  localHeaderOffset: number;
+  comment: string;
+}
+
+/** Reports a malformed archive; never returns. */
+export type ZipProblem = (what: string) => never;
+
+/**
+ * Where the central directory is: found from the end of central directory record in `tail`, the
+ * file's last bytes (which start at file offset `tailStart`), or from the ZIP64 record that
+ * `readAt(offset, length)` reads when the plain record says it overflowed.
+ */
+export function locateCentralDirectory(
+  tail: Buffer,
+  tailStart: number,
+  readAt: (offset: number, length: number) => Buffer,
+  bad: ZipProblem,
+): { count: number; size: number; offset: number } {
+  let eocd = -1;
+  // The record is 22 bytes plus a comment of at most 65,535.
+  for (let i = tail.length - 22; i >= Math.max(0, tail.length - 22 - 0xffff); i--) {
+    if (tail.readUInt32LE(i) === END) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd < 0) bad('no end of central directory record');
+  let count = tail.readUInt16LE(eocd + 10);
+  let size = tail.readUInt32LE(eocd + 12);
+  let offset = tail.readUInt32LE(eocd + 16);
+  if (count === 0xffff || size === 0xffffffff || offset === 0xffffffff) {
+    const locator = eocd - 20;
+    if (locator < 0 || tail.readUInt32LE(locator) !== ZIP64_LOCATOR) bad('bad ZIP64 end of central directory locator');
+    const record = readAt(Number(tail.readBigUInt64LE(locator + 8)), 56);
+    if (record.length < 56 || record.readUInt32LE(0) !== ZIP64_END) bad('bad ZIP64 end of central directory record');
+    count = Number(record.readBigUInt64LE(32));
+    size = Number(record.readBigUInt64LE(40));
+    offset = Number(record.readBigUInt64LE(48));
+  }
+  if (offset + size > tailStart + eocd) bad('central directory out of bounds');
+  return { count, size, offset };
+}
+
+/** The `count` records of a central directory. */
+export function parseCentralDirectory(cd: Buffer, count: number, bad: ZipProblem): CentralEntry[] {
+  const entries: CentralEntry[] = [];
+  let p = 0;
+  for (let n = 0; n < count; n++) {
+    if (p + 46 > cd.length || cd.readUInt32LE(p) !== CENTRAL) bad(`bad central directory entry ${n}`);
+    const flags = cd.readUInt16LE(p + 8);
+    const nameLen = cd.readUInt16LE(p + 28);
+    const extraLen = cd.readUInt16LE(p + 30);
+    const commentLen = cd.readUInt16LE(p + 32);
+    const name = cd.toString('utf8', p + 46, p + 46 + nameLen);
+    const entry: CentralEntry = {
+      name,
+      madeBy: cd.readUInt16LE(p + 4),
+      flags,
+      method: cd.readUInt16LE(p + 10),
+      time: cd.readUInt16LE(p + 12),
+      date: cd.readUInt16LE(p + 14),
+      crc: cd.readUInt32LE(p + 16),
+      compressedSize: cd.readUInt32LE(p + 20),
+      uncompressedSize: cd.readUInt32LE(p + 24),
+      external: cd.readUInt32LE(p + 38),
+      localHeaderOffset: cd.readUInt32LE(p + 42),
+      comment: cd.toString(flags & UTF8_FLAG ? 'utf8' : 'latin1', p + 46 + nameLen + extraLen, p + 46 + nameLen + extraLen + commentLen),
+    };
+    readZip64Extra(cd, p + 46 + nameLen, p + 46 + nameLen + extraLen, entry);
+    entries.push(entry);
+    p += 46 + nameLen + extraLen + commentLen;
+  }
+  return entries;
+}
+
+/** The 64-bit values of a ZIP64 extended information field, for the 32-bit fields that overflowed. */
+function readZip64Extra(cd: Buffer, from: number, to: number, e: CentralEntry): void {
+  if (e.compressedSize !== 0xffffffff && e.uncompressedSize !== 0xffffffff && e.localHeaderOffset !== 0xffffffff) return;
+  for (let q = from; q + 4 <= to; q += 4 + cd.readUInt16LE(q + 2)) {
+    if (cd.readUInt16LE(q) !== 0x0001) continue;
+    let r = q + 4;
+    const next = (): number => {
+      const v = Number(cd.readBigUInt64LE(r));
+      r += 8;
+      return v;
+    };
+    if (e.uncompressedSize === 0xffffffff) e.uncompressedSize = next();
+    if (e.compressedSize === 0xffffffff) e.compressedSize = next();
+    if (e.localHeaderOffset === 0xffffffff) e.localHeaderOffset = next();
+  }
+}
+
+/** Offset of an entry's data, from its 30-byte local header (read at e.localHeaderOffset). */
+export function entryDataStart(local: Buffer, e: CentralEntry, bad: ZipProblem): number {
+  if (local.length < 30 || local.readUInt32LE(0) !== LOCAL) bad(`bad local header of entry ${e.name}`);
+  return e.localHeaderOffset + 30 + local.readUInt16LE(26) + local.readUInt16LE(28);
+}
+
+/** An entry's bytes from its stored data, checked against the sizes and CRC of its record. */
+export function entryData(raw: Uint8Array, e: CentralEntry, bad: ZipProblem): Uint8Array {
+  if (e.flags & 1) bad(`entry ${e.name} is encrypted`);
+  let data: Uint8Array;
+  if (e.method === 0) data = raw;
+  else if (e.method === 8) {
+    try {
+      // Output sized to the entry (zlib's default 16 KiB chunks left most of each class's buffer unused).
+      data = inflateRawSync(raw, { chunkSize: Math.min(Math.max(e.uncompressedSize, 64), 1 << 24) });
+    } catch (err) {
+      return bad(`entry ${e.name} does not inflate: ${(err as Error).message}`);
+    }
+  } else return bad(`entry ${e.name} uses compression method ${e.method}`);
+  if (data.length !== e.uncompressedSize || crc32(data) !== e.crc) bad(`entry ${e.name} is corrupt (size or CRC mismatch)`);
+  return data;
+}
+
 /** Reads every entry, in central directory order. Throws KomoriumError naming `path` for anything malformed. */
 export function readZip(path: string, bytes: Uint8Array): ZipEntry[] {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const bad = (what: string): never => {
     throw new KomoriumError(`${path}: not a jar (zip) file: ${what}`);
   };
-  let eocd = -1;
-  for (let i = buf.length - 22; i >= Math.max(0, buf.length - 22 - 0xffff); i--) {
-    if (buf.readUInt32LE(i) === END) {
-      eocd = i;
-      break;
-    }
-  }
-  if (eocd < 0) bad('no end of central directory record');
-  const count = buf.readUInt16LE(eocd + 10);
-  const cdSize = buf.readUInt32LE(eocd + 12);
-  const cdOffset = buf.readUInt32LE(eocd + 16);
-  if (count === 0xffff || cdOffset === 0xffffffff) bad('ZIP64 archives are not supported');
-  if (cdOffset + cdSize > eocd) bad('central directory out of bounds');
-  const entries: ZipEntry[] = [];
-  let p = cdOffset;
-  for (let n = 0; n < count; n++) {
-    if (p + 46 > eocd || buf.readUInt32LE(p) !== CENTRAL) bad(`bad central directory entry ${n}`);
-    const madeBy = buf.readUInt16LE(p + 4);
-    const flags = buf.readUInt16LE(p + 8);
-    const method = buf.readUInt16LE(p + 10);
-    const time = buf.readUInt16LE(p + 12);
-    const date = buf.readUInt16LE(p + 14);
-    const crc = buf.readUInt32LE(p + 16);
-    const csize = buf.readUInt32LE(p + 20);
-    const usize = buf.readUInt32LE(p + 24);
-    const nameLen = buf.readUInt16LE(p + 28);
-    const extraLen = buf.readUInt16LE(p + 30);
-    const commentLen = buf.readUInt16LE(p + 32);
-    const external = buf.readUInt32LE(p + 38);
-    const local = buf.readUInt32LE(p + 42);
-    const name = buf.toString('utf8', p + 46, p + 46 + nameLen);
-    const comment = buf.toString(flags & UTF8_FLAG ? 'utf8' : 'latin1', p + 46 + nameLen + extraLen, p + 46 + nameLen + extraLen + commentLen);
-    p += 46 + nameLen + extraLen + commentLen;
-    if (flags & 1) bad(`entry ${name} is encrypted`);
-    if (local + 30 > buf.length || buf.readUInt32LE(local) !== LOCAL) bad(`bad local header of entry ${name}`);
-    const start = local + 30 + buf.readUInt16LE(local + 26) + buf.readUInt16LE(local + 28);
-    if (start + csize > buf.length) bad(`entry ${name} is truncated`);
-    const raw = buf.subarray(start, start + csize);
-    let data: Uint8Array;
-    if (method === 0) data = raw;
-    else if (method === 8) {
-      try {
-        // Output sized to the entry (zlib's default 16 KiB chunks left most of each class's buffer unused).
-        data = inflateRawSync(raw, { chunkSize: Math.min(Math.max(usize, 64), 1 << 24) });
-      } catch (e) {
-        return bad(`entry ${name} does not inflate: ${(e as Error).message}`);
-      }
-    } else return bad(`entry ${name} uses compression method ${method}`);
-    if (data.length !== usize || crc32(data) !== crc) bad(`entry ${name} is corrupt (size or CRC mismatch)`);
+  const cd = locateCentralDirectory(buf, 0, (offset, length) => buf.subarray(offset, offset + length), bad);
+  return parseCentralDirectory(buf.subarray(cd.offset, cd.offset + cd.size), cd.count, bad).map((e) => {
+    const start = entryDataStart(buf.subarray(e.localHeaderOffset, e.localHeaderOffset + 30), e, bad);
+    if (start + e.compressedSize > buf.length) bad(`entry ${e.name} is truncated`);
     const entry: ZipEntry = {
-      name,
-      data,
-      isDirectory: name.endsWith('/') || (external & 0x10) !== 0,
-      date: fromDos(date, time),
-      comment,
+      name: e.name,
+      data: entryData(buf.subarray(start, start + e.compressedSize), e, bad),
+      isDirectory: e.name.endsWith('/') || (e.external & 0x10) !== 0,
+      date: fromDos(e.date, e.time),
+      comment: e.comment,
     };
-    if (method === 0 && data.length > 0) entry.stored = true;
-    if (madeBy >> 8 === 3 && external >>> 16 !== 0) entry.unixPermissions = external >>> 16;
-    entries.push(entry);
-  }
-  return entries;
+    if (e.method === 0 && entry.data.length > 0) entry.stored = true;
+    if (e.madeBy >> 8 === 3 && e.external >>> 16 !== 0) entry.unixPermissions = e.external >>> 16;
+    return entry;
+  });
 }
 
 /**

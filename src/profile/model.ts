@@ -170,7 +170,7 @@ export function buildProfile(fields: ProfileFields, rootDraft: TreeDraft): Profi
 
   const profile: Profile = {
     name: fields.name ?? '<merged>',
-    version: fields.version ?? 1,
+    version: fields.version ?? 2,
     headers: fields.headers ?? [],
     agent: fields.agent,
     unit: fields.unit,

@@ -1,19 +1,39 @@
 import { readFileSync } from 'node:fs';
 import { KomoriumError } from '../errors.js';
 import { unescapeField } from './escape.js';
-import { compareMethods, methodKey, type ContextNode, type HeaderEntry, type MethodEntry, type Profile, type Unit } from './model.js';
+import { compareMethods, compareStrings, methodKey, type ContextNode, type HeaderEntry, type MethodEntry, type Profile, type Unit } from './model.js';
+import { siteKey, type ProfileDocument, type RawSection, type SiteEntry } from './document.js';
 
 /** The newest format version this reader understands. */
-export const PROFILE_VERSION = 1;
+export const PROFILE_VERSION = 2;
 
 const SCALARS = ['agent', 'unit', 'granularity', 'random', 'seed', 'totalBytecodes', 'threads', 'truncated'] as const;
 
 /**
- * Reads a profile from a file path, or from the text itself when the argument contains a line
- * break (a path never does). Throws KomoriumError naming the file and line for anything malformed.
+ * Reads a profile's komorium section (the samples tree) from a file path, or from the text itself
+ * when the argument contains a line break (a path never does). Throws KomoriumError naming the
+ * file and line for anything malformed, or when the file has no komorium section.
  */
 export function readProfile(pathOrText: string): Profile {
-  if (pathOrText.includes('\n')) return parseProfile(pathOrText);
+  return komoriumOf(readDocument(pathOrText));
+}
+
+/** Parses profile text (or UTF-8 bytes) and returns its komorium section. */
+export function parseProfile(input: string | Uint8Array, name = '<text>'): Profile {
+  return komoriumOf(parseDocument(input, name));
+}
+
+function komoriumOf(doc: ProfileDocument): Profile {
+  if (doc.komorium === null) {
+    const kinds = doc.sections.map((x) => x.kind).join(', ') || 'none';
+    throw new KomoriumError(`${doc.name}: the profile has no komorium section (it has ${kinds}): this command reads Komorium's samples tree`);
+  }
+  return doc.komorium;
+}
+
+/** Reads a whole profile file (or text, as readProfile). */
+export function readDocument(pathOrText: string): ProfileDocument {
+  if (pathOrText.includes('\n')) return parseDocument(pathOrText);
   let bytes: Uint8Array;
   try {
     bytes = readFileSync(pathOrText);
@@ -22,11 +42,11 @@ export function readProfile(pathOrText: string): Profile {
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (e as Error).message;
     throw new KomoriumError(`${pathOrText}: cannot read profile: ${why}`);
   }
-  return parseProfile(bytes, pathOrText);
+  return parseDocument(bytes, pathOrText);
 }
 
 /** Parses profile text (or UTF-8 bytes). `name` is used in error messages. */
-export function parseProfile(input: string | Uint8Array, name = '<text>'): Profile {
+export function parseDocument(input: string | Uint8Array, name = '<text>'): ProfileDocument {
   let text: string;
   if (typeof input === 'string') text = input;
   else {
@@ -95,7 +115,7 @@ class Parser {
     return v;
   }
 
-  parse(): Profile {
+  parse(): ProfileDocument {
     const first = this.next();
     if (first === null) this.fail('not a komorium profile: the file is empty', 1);
     if (first[0] !== 'komorium-profile' || first.length !== 2) {
@@ -113,7 +133,39 @@ class Parser {
       this.expectFields(rec, 3, 'header<TAB>key<TAB>value');
       headers.push({ key: this.str(rec[1]!, 'header key'), value: this.str(rec[2]!, 'header value') });
     }
+    const doc: ProfileDocument = { name: this.name, version, headers, methods: [], sites: [], komorium: null, sections: [] };
+    if (version === 1) {
+      // Version 1: the komorium scalars first, then its methods and nodes; `end` counts the nodes.
+      const scalars = this.readScalars();
+      doc.methods = this.readMethods();
+      doc.komorium = this.komorium(doc, scalars);
+      this.readEnd(doc.komorium.nodes.length, 'nodes', 'node', 'node lines');
+      return doc;
+    }
+    doc.methods = this.readMethods();
+    doc.sites = this.readSites(doc.methods);
+    let dataLines = doc.methods.length + doc.sites.length;
+    while (this.peekKind() === 'section') {
+      const rec = this.next()!;
+      this.expectFields(rec, 2, 'section<TAB>kind');
+      const kind = this.str(rec[1]!, 'section kind');
+      if (kind === 'komorium' ? doc.komorium !== null : doc.sections.some((x) => x.kind === kind)) {
+        this.fail(`a second ${kind} section`);
+      }
+      if (kind === 'komorium') {
+        doc.komorium = this.komorium(doc, this.readScalars());
+        dataLines += 1 + SCALARS.length + doc.komorium.nodes.length;
+      } else {
+        const raw = this.rawSection(kind);
+        doc.sections.push(raw);
+        dataLines += 1 + raw.records.length;
+      }
+    }
+    this.readEnd(dataLines, 'lines after the header', 'section', 'such lines');
+    return doc;
+  }
 
+  private readScalars(): Map<string, string> {
     const scalars = new Map<string, string>();
     for (const key of SCALARS) {
       const rec = this.next();
@@ -132,7 +184,10 @@ class Parser {
         if (seed < -(2n ** 63n) || seed >= 2n ** 63n) this.fail(`seed ${v} is not a Java long`);
       } else this.int(v, key);
     }
+    return scalars;
+  }
 
+  private readMethods(): MethodEntry[] {
     const methods: MethodEntry[] = [];
     while (this.peekKind() === 'method') {
       const rec = this.next()!;
@@ -160,11 +215,56 @@ class Parser {
       }
       methods.push(m);
     }
+    return methods;
+  }
 
+  private readSites(methods: MethodEntry[]): SiteEntry[] {
+    const sites: SiteEntry[] = [];
+    while (this.peekKind() === 'site') {
+      const rec = this.next()!;
+      this.expectFields(rec, 9, 'site<TAB>id<TAB>method<TAB>bci<TAB>line<TAB>what<TAB>owner<TAB>name<TAB>descriptor');
+      const id = this.int(rec[1]!, 'site id');
+      if (id !== sites.length) this.fail(`site id ${id} out of sequence, expected ${sites.length}`);
+      const mid = this.int(rec[2]!, 'method id');
+      const method = methods[mid];
+      if (method === undefined) this.fail(`site ${id} refers to method ${mid}, but there are ${methods.length} methods`);
+      const site: SiteEntry = {
+        id,
+        method,
+        bci: this.int(rec[3]!, 'bci', -1),
+        line: this.int(rec[4]!, 'line', -1),
+        what: this.str(rec[5]!, 'what'),
+        owner: this.str(rec[6]!, 'owner'),
+        name: this.str(rec[7]!, 'name'),
+        descriptor: this.str(rec[8]!, 'descriptor'),
+        key: '',
+      };
+      if (site.what === '') this.fail(`site ${id} has an empty "what"`);
+      site.key = siteKey(method.key, site.bci, site.what);
+      const prev = sites[sites.length - 1];
+      if (prev !== undefined && compareSites(prev, site) >= 0) {
+        this.fail(`site ${id} is out of order or repeats site ${prev.id}: sites are sorted by (method, bci, what, owner, name, descriptor, line)`);
+      }
+      sites.push(site);
+    }
+    return sites;
+  }
+
+  /** Records up to the next section or the end, kept raw for the kind's codec. */
+  private rawSection(kind: string): RawSection {
+    const section: RawSection = { kind, line: this.lineNo, records: [] };
+    for (let k = this.peekKind(); k !== null && k !== 'section' && k !== 'end'; k = this.peekKind()) {
+      const rec = this.next()!;
+      section.records.push({ fields: rec, line: this.lineNo });
+    }
+    return section;
+  }
+
+  private komorium(doc: ProfileDocument, scalars: Map<string, string>): Profile {
     const profile: Profile = {
       name: this.name,
-      version,
-      headers,
+      version: doc.version,
+      headers: doc.headers,
       agent: this.str(scalars.get('agent')!, 'agent'),
       unit: scalars.get('unit') as Unit,
       granularity: Number(scalars.get('granularity')),
@@ -173,23 +273,24 @@ class Parser {
       totalBytecodes: Number(scalars.get('totalBytecodes')),
       threads: Number(scalars.get('threads')),
       truncated: Number(scalars.get('truncated')),
-      methods,
+      methods: doc.methods,
       root: undefined as unknown as ContextNode,
       nodes: [],
       totalCounter: 0,
     };
-
     this.readNodes(profile);
+    return profile;
+  }
 
+  private readEnd(count: number, what: string, expected: string, found: string): void {
     const end = this.next();
     if (end === null) this.fail('missing "end" line: the file is truncated');
-    if (end[0] !== 'end') this.fail(`unexpected "${end[0]}" line, expected "node" or "end"${end[0] === 'method' ? ' (methods come before nodes)' : ''}`);
-    this.expectFields(end, 2, 'end<TAB>node count');
-    const count = this.int(end[1]!, 'node count');
-    if (count !== profile.nodes.length) this.fail(`"end" says ${count} nodes but the file has ${profile.nodes.length} node lines (truncated or edited?)`);
+    if (end[0] !== 'end') this.fail(`unexpected "${end[0]}" line, expected "${expected}" or "end"${end[0] === 'method' ? ' (methods come first)' : ''}`);
+    this.expectFields(end, 2, 'end<TAB>count');
+    const said = this.int(end[1]!, 'end count');
+    if (said !== count) this.fail(`"end" says ${said} ${what} but the file has ${count} ${found} (truncated or edited?)`);
     const extra = this.next();
     if (extra !== null) this.fail(`"${extra[0]}" line after "end"`);
-    return profile;
   }
 
   private readNodes(profile: Profile): void {
@@ -252,4 +353,16 @@ class Parser {
     while (path.length > 0) close();
     profile.totalCounter = profile.root.total;
   }
+}
+
+function compareSites(a: SiteEntry, b: SiteEntry): number {
+  return (
+    a.method.id - b.method.id ||
+    a.bci - b.bci ||
+    compareStrings(a.what, b.what) ||
+    compareStrings(a.owner, b.owner) ||
+    compareStrings(a.name, b.name) ||
+    compareStrings(a.descriptor, b.descriptor) ||
+    a.line - b.line
+  );
 }

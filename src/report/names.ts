@@ -3,6 +3,7 @@
  * with Intl so that reports are byte-identical on every machine and locale (users diff them).
  */
 import { TRUNCATED_CLASS, UNINSTRUMENTED_CLASS, type MethodEntry } from '../profile/model.js';
+import { javaName } from '../classfile/names.js';
 
 export interface NameOptions {
   /** `com/foo/Bar.baz(ILjava/lang/String;)V` instead of `com.foo.Bar.baz(int, String)`. */
@@ -58,7 +59,7 @@ export function javaParams(descriptor: string, qualified = false): string[] | nu
 /** `java/lang/String` → `String`; `com/foo/Bar` → `Bar` (or `com.foo.Bar` when qualified). */
 export function javaTypeName(internal: string, qualified = false): string {
   if (internal.startsWith('java/lang/') && !internal.slice(10).includes('/')) return internal.slice(10);
-  if (qualified) return internal.replace(/\//g, '.');
+  if (qualified) return javaName(internal);
   return internal.slice(internal.lastIndexOf('/') + 1);
 }
 
@@ -69,7 +70,7 @@ export function methodName(m: MethodEntry | null, opts: NameOptions = {}): strin
   if (m.className === UNINSTRUMENTED_CLASS) return UNINSTRUMENTED_CLASS;
   if (opts.rawDescriptors) return `${m.className}.${m.name}${m.descriptor}`;
   const params = javaParams(m.descriptor, opts.qualifiedParams);
-  const owner = m.className.replace(/\//g, '.');
+  const owner = javaName(m.className);
   return params === null ? `${owner}.${m.name}${m.descriptor}` : `${owner}.${m.name}(${params.join(', ')})`;
 }
 
@@ -141,8 +142,14 @@ export function table(rows: string[][], align: ('l' | 'r')[], indent = '  '): st
 export function methodMatcher(pattern: string): (m: MethodEntry) => boolean {
   const re = new RegExp('^' + pattern.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$');
   return (m) =>
-    re.test(`${m.className.replace(/\//g, '.')}.${m.name}`) ||
+    re.test(`${javaName(m.className)}.${m.name}`) ||
     re.test(methodName(m)) ||
     re.test(methodName(m, { qualifiedParams: true })) ||
     re.test(methodName(m, { rawDescriptors: true }));
+}
+
+/** A site as a stack trace shows a position: `com.foo.Bar.baz(int)(Bar.java:42, bci 17)`. */
+export function siteName(site: { method: MethodEntry; line: number; bci: number }, opts: NameOptions = {}): string {
+  const where = site.method.source !== '' ? `${site.method.source}:${site.line >= 0 ? site.line : '?'}` : site.line >= 0 ? `line ${site.line}` : '';
+  return `${methodName(site.method, opts)} (${where ? `${where}, ` : ''}bci ${site.bci})`;
 }

@@ -11,6 +11,7 @@ import { listClass } from '../../inspect/listing.js';
 import { KomoriumError } from '../../errors.js';
 import type { MemberInfo } from '../../classfile/model.js';
 import { extendDescriptor, extendedName } from '../../instrument/runtime-names.js';
+import { javaName } from '../../classfile/names.js';
 
 interface InspectArgs {
   input: string;
@@ -51,7 +52,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
       for (const c of classes) {
         const cf = ClassFile.parse(c.data, c.entry);
         process.stdout.write(
-          `${cf.thisClass.replace(/\//g, '.')}  (${c.entry}, version ${cf.major}.${cf.minor}, ${cf.methods.length} methods, ${cf.fields.length} fields)\n`,
+          `${javaName(cf.thisClass)}  (${c.entry}, version ${cf.major}.${cf.minor}, ${cf.methods.length} methods, ${cf.fields.length} fields)\n`,
         );
       }
       return;
@@ -88,7 +89,7 @@ function methodSelection(cf: ClassFile, wanted: string, input: string): { accept
   const extended = (m: MemberInfo) =>
     name !== extendedName(name) && m.name === extendedName(name) && (desc === undefined || m.desc === extendDescriptor(desc));
   const found = cf.methods.filter(plain);
-  const className = cf.thisClass.replace(/\//g, '.');
+  const className = javaName(cf.thisClass);
   if (found.length === 0) {
     const names = [...new Set(cf.methods.map((m) => m.name))];
     throw new KomoriumError(

@@ -6,6 +6,11 @@ import { assertSafeOutput } from '../../jar/index.js';
 import { UsageError } from '../../errors.js';
 import { progressBar } from '../progress.js';
 import { CLASSPATH_HELP, classpathElements } from '../classpath.js';
+import { javaName } from '../../classfile/names.js';
+import { KINDS, parseKinds } from '../../kinds/index.js';
+import { LAYOUTS, type LayoutName } from '../../framework/layout/context.js';
+import type { Trigger } from '../../framework/probes.js';
+import type { InstrumentMode } from '../../instrument/rewrite.js';
 
 interface InstrumentArgs {
   inputs: string[];
@@ -22,6 +27,24 @@ interface InstrumentArgs {
   'skip-broken': boolean;
   quiet: boolean;
   'report-json'?: string;
+  profile: string[];
+  layout: LayoutName;
+  trigger: Trigger;
+}
+
+/** `--profile`: komorium alone, or kinds built on the framework (which cannot be mixed with komorium in one jar). */
+export function instrumentMode(args: Pick<InstrumentArgs, 'profile' | 'layout' | 'trigger' | 'checks' | 'max-path' | 'leaf-opt' | 'callbacks' | 'counter'>): InstrumentMode {
+  const names = args.profile.flatMap((p) => p.split(',')).map((p) => p.trim()).filter((p) => p !== '');
+  if (names.length === 0 || (names.length === 1 && names[0] === 'komorium')) {
+    return {
+      profile: 'komorium',
+      options: { checks: args.checks, maxPath: args['max-path'], leafOpt: args['leaf-opt'], callbacks: args.callbacks, counter: args.counter },
+    };
+  }
+  if (names.includes('komorium')) {
+    throw new UsageError(`--profile: komorium rewrites every method's calling convention and cannot be combined with ${names.filter((n) => n !== 'komorium').join(', ')} in one jar; instrument twice`);
+  }
+  return { profile: 'framework', kinds: parseKinds(names).map((k) => k.name), layout: args.layout, trigger: args.trigger };
 }
 
 export function defaultOutput(input: string): string {
@@ -73,6 +96,7 @@ export function outputsOf(inputs: readonly string[], output: string | undefined,
 }
 
 export function formatSummary(s: InstrumentSummary): string {
+  if (s.frameworkReports.length > 0) return formatFrameworkSummary(s);
   const t = s.totals;
   const jars = s.units.map((u) => `    ${u.input}: ${u.classes} classes, ${u.rewritten} rewritten${u.output === u.input ? '' : ` -> ${u.output}`}`);
   if (jars.length > 0) jars.unshift(`  jars      ${jars.length}, rewritten as one program (calls between them pass the reified stack)`);
@@ -86,8 +110,7 @@ export function formatSummary(s: InstrumentSummary): string {
     `  calls     ${t.extendedCalls} pass the reified stack, ${t.callouts} call out to uninstrumented code`,
     `  left as they were: ${s.leftAsIs.length} methods`,
   ];
-
-  for (const l of s.leftAsIs) lines.push(`    ${l.className.replace(/\//g, '.')}.${l.method}: ${l.reason}`);
+  for (const l of s.leftAsIs) lines.push(`    ${javaName(l.className)}.${l.method}: ${l.reason}`);
   /** One line for a list of methods: how many, what happened to them, the first five. */
   const note = (methods: string[], what: string) => {
     if (methods.length > 0) lines.push(`note: ${methods.length} methods ${what}: ${methods.slice(0, 5).join(', ')}${methods.length > 5 ? ', …' : ''}`);
@@ -97,6 +120,33 @@ export function formatSummary(s: InstrumentSummary): string {
     "grew past HotSpot's 8000-byte HugeMethodLimit and will stay interpreted; run with -XX:-DontCompileHugeMethods (komorium-ts run does)",
   );
   note(s.withoutMaxPath, 'would outgrow 64 KiB with --max-path checks and were instrumented without them');
+  for (const n of s.notes) lines.push(`note: ${n}`);
+  for (const w of s.warnings) lines.push(`warning: ${w}`);
+  return lines.join('\n');
+}
+
+/** The summary of a framework run: layouts per method, probes, and every fallback with its reason. */
+function formatFrameworkSummary(s: InstrumentSummary): string {
+  const rs = s.frameworkReports;
+  const sum = (f: (r: (typeof rs)[number]) => number) => rs.reduce((n, r) => n + f(r), 0);
+  const layouts = LAYOUTS.map((l) => [l, sum((r) => r.layouts[l])] as const).filter(([, n]) => n > 0);
+  const fallbacks = rs.flatMap((r) => r.fallbacks.map((f) => ({ ...f, className: r.className })));
+  const lines = [
+    `instrumented ${s.input} -> ${s.output}`,
+    `  classes   ${s.classes} (${s.instrumentedClasses} rewritten, ${s.excludedClasses} left alone by --include/--exclude, ${s.skippedClasses.length} broken and copied)`,
+    `  methods   ${s.totals.methods} (${s.totals.instrumented} with probes: ${layouts.map(([l, n]) => `${n} ${l}`).join(', ') || 'none'})`,
+    `  inserted  ${sum((r) => r.probes)} probes at ${sum((r) => r.sites)} sites`,
+    `  fallbacks ${fallbacks.filter((f) => f.to !== 'none').length} methods got a simpler layout, ${s.leftAsIs.length} were left as they were`,
+  ];
+  const byReason = new Map<string, typeof fallbacks>();
+  for (const f of fallbacks) {
+    const k = `${f.from} -> ${f.to}: ${f.reason.replace(/\d+ bytes would grow to \d+/, 'code would grow')}`;
+    byReason.set(k, [...(byReason.get(k) ?? []), f]);
+  }
+  for (const [reason, list] of [...byReason].sort((a, b) => b[1].length - a[1].length)) {
+    const names = list.slice(0, 3).map((f) => `${javaName(f.className)}.${f.method}`);
+    lines.push(`    ${list.length} × ${reason} (${names.join(', ')}${list.length > 3 ? ', …' : ''})`);
+  }
   for (const n of s.notes) lines.push(`note: ${n}`);
   for (const w of s.warnings) lines.push(`warning: ${w}`);
   return lines.join('\n');
@@ -139,6 +189,22 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
         default: 'field' as const,
         describe: 'keep the bytecode counter in a local variable (stored at calls and returns), or decrement the thread\'s field in every block as the paper does',
       })
+      .option('profile', {
+        type: 'string',
+        array: true,
+        default: ['komorium'],
+        describe: `what the program records: komorium (bytecode sampling, the default), or one or more of ${KINDS.map((k) => k.name).join(', ')} (comma-separated)`,
+      })
+      .option('layout', {
+        choices: LAYOUTS,
+        default: 'full-dup' as LayoutName,
+        describe: 'for the framework kinds: full-dup, partial-dup, no-dup (seed 000), or exhaustive (every event: the perfect profile)',
+      })
+      .option('trigger', {
+        choices: ['global', 'thread'] as const,
+        default: 'global' as Trigger,
+        describe: 'for the framework kinds: one sample counter for all threads (seed 000), or one per thread',
+      })
       .option('skip-broken', { type: 'boolean', default: false, describe: 'copy classes that do not parse unchanged, with a warning, instead of failing' })
       .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print only warnings' })
       .option('report-json', { type: 'string', describe: 'also write the per-class report as JSON to this file' })
@@ -156,6 +222,7 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
         return true;
       }) as unknown as Argv<InstrumentArgs>,
   handler: async (args) => {
+    const mode = instrumentMode(args);
     const pairs = outputsOf(classpathElements(args.inputs), args.output, args['output-dir']);
     const bar = progressBar('instrumenting');
     const summary = await instrumentProgram({
@@ -167,13 +234,7 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
       include: args.include,
       exclude: args.exclude,
       skipBroken: args['skip-broken'],
-      options: {
-        checks: args.checks,
-        maxPath: args['max-path'],
-        leafOpt: args['leaf-opt'],
-        callbacks: args.callbacks,
-        counter: args.counter,
-      },
+      mode,
       progress: bar?.update,
     });
     bar?.done();

@@ -81,7 +81,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
         include: a.include,
         exclude: a.exclude,
         skipBroken: false,
-        options: { checks: a.checks, maxPath: a['max-path'], leafOpt: true, callbacks: true, counter: 'field' },
+        mode: { profile: 'komorium', options: { checks: a.checks, maxPath: a['max-path'], leafOpt: true, callbacks: true, counter: 'field' } },
       });
       const cp = [instrumented, ...classpath].join(delimiter);
       // A profile left by an earlier run must not pass for this run's: the nonce comes back in

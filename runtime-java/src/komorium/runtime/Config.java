@@ -238,6 +238,31 @@ public final class Config {
         return new int[] {0, 1};
     }
 
+    /**
+     * An integer property of the profile kinds built on the Arnold–Ryder framework. Unlike the
+     * Komorium agent's properties, a bad value is not replaced by the default: the run would
+     * silently profile with a setting the user did not ask for, so the JVM stops at once with one
+     * line naming the property (exit status 2).
+     */
+    static int strictInteger(String name, int dflt, int min) {
+        String v = raw(name);
+        if (v == null || v.trim().isEmpty()) {
+            return dflt;
+        }
+        try {
+            int n = Integer.parseInt(v.trim());
+            if (n >= min) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        Report.error("komorium: -D" + name + "=" + v + " is not valid (expected an integer >= " + min
+                + "); the program was not started");
+        Runtime.getRuntime().halt(2);
+        return dflt;
+    }
+
     private static void invalid(String name, String value, String expected, String dflt) {
         Report.error("komorium: ignoring -D" + name + "=" + value + " (expected " + expected + "); using " + dflt);
     }

@@ -23,23 +23,16 @@ final class Lifecycle {
             return null;
         }
         installed = agent;
-        try {
-            Thread hook = new Thread(new Runnable() {
-                @Override
-                public void run() {
-                    shutdown();
-                }
-            }, "komorium-shutdown");
-            Runtime.getRuntime().addShutdownHook(hook);
-        } catch (IllegalStateException e) {
-            // The first instrumented code runs inside another shutdown hook: too late to be told
-            // about the end. Profile anyway; nothing will be written.
-            Report.error("komorium: the JVM is already shutting down; agent " + Config.agent()
-                    + " will not be told of the exit");
-        } catch (SecurityException e) {
-            Report.error("komorium: cannot add a shutdown hook (" + e + "); agent " + Config.agent()
-                    + " will not be told of the exit");
+        if (agent instanceof TreeAgent) {
+            ((TreeAgent) agent).inRunProfile = true;
+            Profiles.register(new TreeSection((TreeAgent) agent));
         }
+        Profiles.beforeWrite(new Runnable() {
+            @Override
+            public void run() {
+                shutdown();
+            }
+        });
         return agent;
     }
 

@@ -118,6 +118,13 @@ public final class MID {
         }
     }
 
+    /** Identifiers given out so far: 0 … count() - 1. */
+    static int count() {
+        synchronized (LOCK) {
+            return count;
+        }
+    }
+
     /** The method {@code id} names, or null when {@code id} is not an identifier. */
     public static MID get(int id) {
         MID[] t = table;

@@ -1,7 +1,5 @@
 package komorium.runtime;
 
-import java.io.File;
-import java.io.IOException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -26,8 +24,10 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
     private final int maxContexts = Config.maxContexts();
     private boolean full;
 
+    private final AtomicBoolean finished = new AtomicBoolean();
     private final String out;
-    private final AtomicBoolean written = new AtomicBoolean();
+    /** Set when the runtime installed this agent: its tree then goes into the run's one profile file. */
+    volatile boolean inRunProfile;
 
     TreeAgent(String out) {
         this.out = out;
@@ -129,23 +129,28 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
     }
 
     /**
-     * Writes the profile, once: adds the pending bytecodes (§7.2) to the total, snapshots the tree
-     * under the lock, and writes the file outside it.
+     * Adds the bytecodes each thread ran since its last sample (§7.2). The tree of the agent the
+     * runtime installed goes into the run's profile ({@link Profiles}); an agent a program made and
+     * drives itself writes its own file here.
      */
     @Override
     public void shutdown(long pendingBytecodes) {
-        if (!written.compareAndSet(false, true)) {
+        if (!finished.compareAndSet(false, true)) {
             return;
         }
-        ProfileWriter.Snapshot snapshot;
         synchronized (this) {
             totalBytecodes += pendingBytecodes;
-            snapshot = ProfileWriter.snapshot(this);
         }
+        if (inRunProfile) {
+            return;
+        }
+        TreeSection section = new TreeSection(this);
+        ProfileFile file = new ProfileFile();
+        section.write(file);
         try {
-            ProfileWriter.write(new File(out), snapshot);
-            Report.info("komorium: wrote " + out + " (" + name() + ": " + snapshot.describe() + ")");
-        } catch (IOException | RuntimeException e) {
+            file.write(new java.io.File(out));
+            Report.info("komorium: wrote " + out + " (" + section.describe() + ")");
+        } catch (java.io.IOException | RuntimeException e) {
             Report.error("komorium: cannot write the profile " + out + ": " + e);
         }
     }

@@ -1,0 +1,109 @@
+package komorium.runtime;
+
+import java.io.File;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The one profile file of a run: every profile kind that is active in this JVM registers its
+ * section here, and one shutdown hook writes them all into {@code komorium.out}, once, atomically,
+ * at normal exit, at {@code System.exit} and on SIGTERM. Nothing is written when no section
+ * registered (the {@code none} agent of Komorium with no other kind).
+ */
+final class Profiles {
+    /** One profile kind's part of the file. */
+    interface Section {
+        /** The kind's name, as {@code instrument --profile} takes it. */
+        String kind();
+
+        /** Adds the section's records; called once, on the hook thread, while other threads may still run. */
+        void write(ProfileFile file);
+
+        /** One phrase for the line printed at exit, valid after {@link #write}. */
+        String describe();
+    }
+
+    private static final List<Section> SECTIONS = new ArrayList<Section>();
+    private static final List<Runnable> BEFORE_WRITE = new ArrayList<Runnable>();
+    private static final AtomicBoolean WRITTEN = new AtomicBoolean();
+    private static boolean hooked;
+
+    private Profiles() {
+    }
+
+    /** Adds a section (and, with the first one, the shutdown hook). */
+    static void register(Section section) {
+        synchronized (SECTIONS) {
+            SECTIONS.add(section);
+            hook();
+        }
+    }
+
+    /** Runs {@code task} on the hook thread before the sections are written (Komorium's pending bytecodes). */
+    static void beforeWrite(Runnable task) {
+        synchronized (SECTIONS) {
+            BEFORE_WRITE.add(task);
+            hook();
+        }
+    }
+
+    private static void hook() {
+        if (hooked) {
+            return;
+        }
+        hooked = true;
+        try {
+            Thread hook = new Thread(new Runnable() {
+                @Override
+                public void run() {
+                    writeAll();
+                }
+            }, "komorium-shutdown");
+            Runtime.getRuntime().addShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            // The first instrumented code runs inside another shutdown hook: too late to be told
+            // about the end. Profile anyway; nothing will be written.
+            Report.error("komorium: the JVM is already shutting down; no profile will be written");
+        } catch (SecurityException e) {
+            Report.error("komorium: cannot add a shutdown hook (" + e + "); no profile will be written");
+        }
+    }
+
+    /** Writes the file, once. */
+    static void writeAll() {
+        if (!WRITTEN.compareAndSet(false, true)) {
+            return;
+        }
+        List<Section> sections;
+        List<Runnable> tasks;
+        synchronized (SECTIONS) {
+            sections = new ArrayList<Section>(SECTIONS);
+            tasks = new ArrayList<Runnable>(BEFORE_WRITE);
+        }
+        for (Runnable t : tasks) {
+            t.run();
+        }
+        if (sections.isEmpty()) {
+            return;
+        }
+        String out = Config.out();
+        ProfileFile file = new ProfileFile();
+        StringBuilder what = new StringBuilder();
+        for (Section s : sections) {
+            try {
+                s.write(file);
+                what.append(what.length() == 0 ? "" : "; ").append(s.describe());
+            } catch (RuntimeException | LinkageError e) {
+                Report.error("komorium: the " + s.kind() + " section failed: " + Report.describe(e));
+            }
+        }
+        try {
+            file.write(new File(out));
+            Report.info("komorium: wrote " + out + " (" + what + ")");
+        } catch (IOException | RuntimeException e) {
+            Report.error("komorium: cannot write the profile " + out + ": " + e);
+        }
+    }
+}

@@ -1,0 +1,248 @@
+/**
+ * One class, bytes in and bytes out, for the profile kinds built on the Arnold–Ryder framework:
+ * each method with probes is laid out as asked (full-dup, partial-dup, no-dup or exhaustive), with
+ * a per-method fallback when the layout cannot be used (a loop inside a synchronized block, code
+ * that would outgrow HotSpot's HugeMethodLimit or 64 KiB), and the class's site table is
+ * registered at the start of its static initializer (or in a holder class beside an interface).
+ */
+import { ClassFile } from '../classfile/classfile.js';
+import { ACC, type MemberInfo, type RawAttribute } from '../classfile/model.js';
+import { javaName } from '../classfile/names.js';
+import { readCode } from '../bytecode/code-reader.js';
+import { writeCode } from '../bytecode/code-writer.js';
+import type { MethodCode } from '../bytecode/ir.js';
+import { buildCfg } from '../analysis/cfg.js';
+import { encoderFrames } from '../analysis/frames.js';
+import { KomoriumError, MethodTooLargeError } from '../errors.js';
+import type { ClassHierarchy } from '../hierarchy/hierarchy.js';
+import { addSerialVersionUID } from '../instrument/serial.js';
+import { minimalClassBytes } from '../instrument/holder.js';
+import { op } from '../instrument/emit.js';
+import { OP } from '../bytecode/opcodes.js';
+import type { KindProbes } from './events.js';
+import { SiteTable, findProbes, firstLine, isEmpty } from './sites.js';
+import type { SiteBase, Trigger } from './probes.js';
+import { FrameSource, LayoutRefused, type LayoutName } from './layout/context.js';
+import { fullDuplication } from './layout/duplicate.js';
+import { partialDuplication } from './layout/partial.js';
+import { guardedLayout } from './layout/guarded.js';
+import { registrationCode } from './registration.js';
+
+export interface FrameworkOptions {
+  kinds: readonly KindProbes[];
+  layout: LayoutName;
+  trigger: Trigger;
+}
+
+/** HotSpot's HugeMethodLimit: with DontCompileHugeMethods (the default) longer methods stay interpreted. */
+export const HUGE_METHOD_LIMIT = 8000;
+
+/** The layouts tried, in order, when the one asked for cannot be used for a method. */
+const FALLBACKS: Record<LayoutName, LayoutName[]> = {
+  'full-dup': ['full-dup', 'partial-dup', 'no-dup'],
+  'partial-dup': ['partial-dup', 'no-dup'],
+  'no-dup': ['no-dup'],
+  exhaustive: ['exhaustive'],
+};
+
+export interface Fallback {
+  method: string;
+  from: LayoutName;
+  to: LayoutName | 'none';
+  reason: string;
+}
+
+export interface FrameworkClassReport {
+  className: string;
+  methods: number;
+  /** Methods with probes, laid out. */
+  instrumented: number;
+  /** Methods laid out per layout. */
+  layouts: Record<LayoutName, number>;
+  sites: number;
+  probes: number;
+  /** Methods that got another layout than the one asked for, or none, and why. */
+  fallbacks: Fallback[];
+  leftAsIs: { method: string; reason: string }[];
+}
+
+export interface FrameworkClassResult {
+  bytes: Uint8Array;
+  extra: { name: string; bytes: Uint8Array }[];
+  report: FrameworkClassReport;
+}
+
+export const SITES_FIELD = 'komorium$sites';
+export const HOLDER_SUFFIX = '$$komorium';
+
+/** What the class transform needs of the whole program. */
+export interface FrameworkProgram {
+  hierarchy: ClassHierarchy;
+  isSerializable(name: string): boolean;
+}
+
+export function instrumentClassWithKinds(
+  cf: ClassFile,
+  program: FrameworkProgram,
+  options: FrameworkOptions,
+  baseInHolder = false,
+): FrameworkClassResult {
+  if (cf.fields.some((f) => f.name === SITES_FIELD) || cf.thisClass.endsWith(HOLDER_SUFFIX)) {
+    throw new KomoriumError(`${cf.entry}: class ${javaName(cf.thisClass)} is already instrumented by komorium-ts`);
+  }
+  const isInterface = (cf.access & ACC.INTERFACE) !== 0;
+  const inHolder = isInterface || baseInHolder;
+  const base: SiteBase = { owner: inHolder ? cf.thisClass + HOLDER_SUFFIX : cf.thisClass, name: SITES_FIELD };
+  const report: FrameworkClassReport = {
+    className: cf.thisClass,
+    methods: cf.methods.length,
+    instrumented: 0,
+    layouts: { 'full-dup': 0, 'partial-dup': 0, 'no-dup': 0, exhaustive: 0 },
+    sites: 0,
+    probes: 0,
+    fallbacks: [],
+    leftAsIs: [],
+  };
+  addSerialVersionUID(cf, () => program.isSerializable(cf.thisClass));
+  // Every method with code is registered, with or without probes: a call edge names its callee
+  // with the source file and first line the class registered.
+  const table = new SiteTable();
+  const methodIndex = new Map<MemberInfo, number>();
+  for (const m of cf.methods) {
+    const attr = m.attributes.find((a) => a.name === 'Code');
+    if (attr) methodIndex.set(m, table.addMethod(m.name, m.desc, firstLine(readCode(cf, m, attr))));
+  }
+  let clinit: { member: MemberInfo; code: MethodCode } | null = null;
+
+  for (const m of cf.methods) {
+    const attr = m.attributes.find((a) => a.name === 'Code');
+    if (!attr) continue;
+    const outcome = layOut(cf, m, attr, methodIndex.get(m)!, table, program.hierarchy, options, base, report);
+    if (outcome === null) {
+      // No probes, or no layout fits: the method stays as it was.
+      if (m.name === '<clinit>') clinit = { member: m, code: readCode(cf, m, attr) };
+      continue;
+    }
+    report.instrumented++;
+    report.layouts[outcome.layout]++;
+    if (m.name === '<clinit>') clinit = { member: m, code: outcome.code };
+    else replaceCode(m, outcome.encoded);
+  }
+  report.sites = table.rows.length;
+
+  const extra: FrameworkClassResult['extra'] = [];
+  if (table.methods.length > 0) {
+    const init = registrationCode(cf.cp, cf.thisClass, sourceFileOf(cf), table, options.layout, base);
+    if (inHolder) {
+      extra.push({ name: base.owner, bytes: holderClass(cf, base, (holder) => registrationCode(holder.cp, cf.thisClass, sourceFileOf(cf), table, options.layout, base)) });
+    } else {
+      cf.fields.push(cf.newMember(ACC.PRIVATE | ACC.STATIC | ACC.FINAL | ACC.SYNTHETIC, SITES_FIELD, 'I'));
+      if (clinit) clinit.code.nodes.unshift(...init);
+      else cf.methods.push(syntheticClinit(cf, init));
+    }
+  }
+  if (clinit) replaceCode(clinit.member, writeCode(cf, clinit.member, clinit.code, { frameAt: encoderFrames(cf, clinit.member, clinit.code) }));
+  return { bytes: cf.toBytes(), extra, report };
+}
+
+/** The method laid out with the first layout that fits, or null (reported) when it has no probes or none fits. */
+function layOut(
+  cf: ClassFile,
+  m: MemberInfo,
+  attr: RawAttribute,
+  methodIndex: number,
+  table: SiteTable,
+  hierarchy: ClassHierarchy,
+  options: FrameworkOptions,
+  base: SiteBase,
+  report: FrameworkClassReport,
+): { layout: LayoutName; code: MethodCode; encoded: RawAttribute } | null {
+  const where = `${m.name}${m.desc}`;
+  const original = codeLength(attr);
+  const limit = original <= HUGE_METHOD_LIMIT ? HUGE_METHOD_LIMIT : 65535;
+  const sitesBefore = table.rows.length;
+  let firstReason: string | null = null;
+  for (const layout of FALLBACKS[options.layout]) {
+    // Each try starts from the bytes: a layout edits the code it is given.
+    table.rows.length = sitesBefore;
+    const code = readCode(cf, m, attr, true);
+    const cfg = buildCfg(code);
+    const probes = findProbes({ cf, method: m, methodIndex, code, cfg, kinds: options.kinds, hierarchy, table });
+    if (isEmpty(probes)) return null;
+    const ctx = { cf, method: m, code, cfg, probes, trigger: options.trigger, base, frames: new FrameSource(cf, m, code) };
+    let reason: string;
+    try {
+      const laid = layoutOf(layout)(ctx);
+      const encoded = writeCode(cf, m, laid, { frameAt: encoderFrames(cf, m, laid) });
+      const size = codeLength(encoded);
+      if (m.name === '<clinit>' || size <= limit) {
+        if (firstReason !== null) report.fallbacks.push({ method: where, from: options.layout, to: layout, reason: firstReason });
+        report.probes += probes.count;
+        return { layout, code: laid, encoded };
+      }
+      reason =
+        limit === HUGE_METHOD_LIMIT
+          ? `${original} bytes would grow to ${size}, past HotSpot's ${HUGE_METHOD_LIMIT}-byte HugeMethodLimit`
+          : `${original} bytes would grow to ${size}, past 65535`;
+    } catch (e) {
+      if (e instanceof LayoutRefused) reason = e.message;
+      else if (e instanceof MethodTooLargeError) reason = `${original} bytes would grow past 65535`;
+      else throw e;
+    }
+    firstReason ??= reason;
+  }
+  table.rows.length = sitesBefore;
+  report.fallbacks.push({ method: where, from: options.layout, to: 'none', reason: firstReason! });
+  report.leftAsIs.push({ method: where, reason: firstReason! });
+  return null;
+}
+
+function layoutOf(layout: LayoutName) {
+  switch (layout) {
+    case 'full-dup':
+      return fullDuplication;
+    case 'partial-dup':
+      return partialDuplication;
+    case 'no-dup':
+      return (ctx: Parameters<typeof fullDuplication>[0]) => guardedLayout(ctx, true);
+    case 'exhaustive':
+      return (ctx: Parameters<typeof fullDuplication>[0]) => guardedLayout(ctx, false);
+  }
+}
+
+function codeLength(attr: RawAttribute): number {
+  const b = attr.info;
+  return b.length >= 8 ? ((b[4]! << 24) | (b[5]! << 16) | (b[6]! << 8) | b[7]!) >>> 0 : 0;
+}
+
+function replaceCode(m: MemberInfo, code: RawAttribute): void {
+  const i = m.attributes.findIndex((a) => a.name === 'Code');
+  if (i >= 0) m.attributes[i] = code;
+  else m.attributes.push(code);
+}
+
+function sourceFileOf(cf: ClassFile): string | null {
+  const a = cf.attributes.find((x) => x.name === 'SourceFile');
+  if (!a || a.info.length !== 2) return null;
+  try {
+    return cf.cp.utf8((a.info[0]! << 8) | a.info[1]!);
+  } catch {
+    return null;
+  }
+}
+
+function syntheticClinit(cf: ClassFile, init: MethodCode['nodes']): MemberInfo {
+  const clinit = cf.newMember(ACC.STATIC | ACC.SYNTHETIC, '<clinit>', '()V');
+  const code: MethodCode = { maxStack: 0, maxLocals: 0, nodes: [...init, op(OP.RETURN)], tryCatch: [], attributes: [], frames: null, frameKinds: new Map() };
+  clinit.attributes = [writeCode(cf, clinit, code)];
+  return clinit;
+}
+
+/** `X$$komorium`: holds the site base of an interface (interfaces cannot have private fields). */
+function holderClass(owner: ClassFile, base: SiteBase, init: (holder: ClassFile) => MethodCode['nodes']): Uint8Array {
+  const bytes = minimalClassBytes(base.owner, 'java/lang/Object', owner.major, owner.minor, ACC.FINAL | ACC.SUPER | ACC.SYNTHETIC);
+  const holder = ClassFile.parse(bytes, `${base.owner}.class`);
+  holder.fields.push(holder.newMember(ACC.STATIC | ACC.FINAL | ACC.SYNTHETIC, base.name, 'I'));
+  holder.methods.push(syntheticClinit(holder, init(holder)));
+  return holder.toBytes();
+}

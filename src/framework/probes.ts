@@ -1,0 +1,132 @@
+/**
+ * The code of a probe and of a check. A probe pushes its site's number (the class's first site
+ * number, a static final int its static initializer set, plus the site's index) and calls each
+ * handler; one that wants a call's receiver gets a copy of it from under the arguments. A check
+ * is seed 000's counter-based trigger: a decrement of the runtime's counter and, when it reaches
+ * zero, a call that starts a sample.
+ */
+import type { ConstantPool } from '../classfile/constant-pool.js';
+import { parseMethodDescriptor, typeSize } from '../classfile/descriptor.js';
+import type { Insn, Label, Node } from '../bytecode/ir.js';
+import { OP } from '../bytecode/opcodes.js';
+import { field, invoke, load, loadOpFor, op, pushInt, storeOpFor } from '../instrument/emit.js';
+import type { ProbeCall } from './sites.js';
+
+export const SAMPLER = 'komorium/runtime/Sampler';
+
+/** Where a class keeps its first site number. */
+export interface SiteBase {
+  owner: string;
+  name: string;
+}
+
+/** How a check reads the trigger: the paper's one counter for all threads, or one per thread. */
+export type Trigger = 'global' | 'thread';
+
+export function pushSite(cp: ConstantPool, base: SiteBase, site: number): Insn[] {
+  const first = field(cp, OP.GETSTATIC, base.owner, base.name, 'I');
+  return site === 0 ? [first] : [first, pushInt(cp, site), op(OP.IADD)];
+}
+
+/** Slots a probe of `calls` at `insn` needs for the operands it sets aside. */
+export function spillSlots(cp: ConstantPool, calls: readonly ProbeCall[], insn: Insn | null): number {
+  if (insn === null || !calls.some((c) => c.receiver)) return 0;
+  const args = parseMethodDescriptor(cp.memberRef(insn.cp!).desc).args;
+  if (args.length === 0 || (args.length === 1 && typeSize(args[0]!) === 1)) return 0;
+  return args.reduce((n, a) => n + typeSize(a), 0);
+}
+
+/**
+ * The probe before `insn` (null at a method entry, a block start or a backedge). Calls that want
+ * the receiver of a virtual call find it under the call's arguments, which go to the locals from
+ * `spill` on while they are needed (spillSlots tells how many).
+ */
+export function probeCode(cp: ConstantPool, base: SiteBase, calls: readonly ProbeCall[], insn: Insn | null, spill: number): Node[] {
+  const out: Node[] = [];
+  const plain = (c: ProbeCall) => {
+    out.push(...pushSite(cp, base, c.site), invoke(cp, OP.INVOKESTATIC, c.owner, c.handler, '(I)V'));
+  };
+  const withReceiver = calls.filter((c) => c.receiver);
+  for (const c of calls) if (!c.receiver) plain(c);
+  if (withReceiver.length === 0) return out;
+  const args = parseMethodDescriptor(cp.memberRef(insn!.cp!).desc).args;
+  const handlerCalls = (): Node[] =>
+    withReceiver.flatMap((c, i) => [
+      ...(i + 1 < withReceiver.length ? [op(OP.DUP)] : []),
+      ...pushSite(cp, base, c.site),
+      invoke(cp, OP.INVOKESTATIC, c.owner, c.handler, '(Ljava/lang/Object;I)V'),
+    ]);
+  if (args.length === 0) {
+    out.push(op(OP.DUP), ...handlerCalls());
+  } else if (args.length === 1 && typeSize(args[0]!) === 1) {
+    // [r, a] → swap → [a, r] → dup_x1 → [r, a, r]
+    out.push(op(OP.SWAP), op(OP.DUP_X1), ...handlerCalls());
+  } else {
+    const slots: number[] = [];
+    let next = spill;
+    for (const a of args) {
+      slots.push(next);
+      next += typeSize(a);
+    }
+    for (let i = args.length - 1; i >= 0; i--) out.push(load(storeOpFor(args[i]!), slots[i]!));
+    out.push(op(OP.DUP), ...handlerCalls());
+    args.forEach((a, i) => out.push(load(loadOpFor(a), slots[i]!)));
+  }
+  return out;
+}
+
+/**
+ * A check that jumps to `sample` when the trigger fires and otherwise falls through, to `cont`,
+ * which the caller places right after this code (with the global trigger it is a branch target
+ * and needs the frame of that point).
+ */
+export function checkCode(cp: ConstantPool, trigger: Trigger, sample: Label, cont: Label): Node[] {
+  if (trigger === 'thread') {
+    return [invoke(cp, OP.INVOKESTATIC, SAMPLER, 'tickThread', '()Z'), { op: OP.IFNE, target: sample }];
+  }
+  return [
+    ...decrement(cp),
+    { op: OP.IFGT, target: cont },
+    invoke(cp, OP.INVOKESTATIC, SAMPLER, 'take', '()Z'),
+    { op: OP.IFNE, target: sample },
+  ];
+}
+
+/** A check whose both outcomes jump: to `sample`, or to `cont` (a backedge's trampoline). */
+export function checkJump(cp: ConstantPool, trigger: Trigger, sample: Label, cont: Label): Node[] {
+  if (trigger === 'thread') {
+    return [invoke(cp, OP.INVOKESTATIC, SAMPLER, 'tickThread', '()Z'), { op: OP.IFNE, target: sample }, { op: OP.GOTO, target: cont }];
+  }
+  return [
+    ...decrement(cp),
+    { op: OP.IFGT, target: cont },
+    invoke(cp, OP.INVOKESTATIC, SAMPLER, 'take', '()Z'),
+    { op: OP.IFNE, target: sample },
+    { op: OP.GOTO, target: cont },
+  ];
+}
+
+/** A guard (no-dup): `probe` runs only when the trigger fires, else control goes to `skip`, which the caller places right after. */
+export function guardCode(cp: ConstantPool, trigger: Trigger, probe: readonly Node[], skip: Label): Node[] {
+  if (trigger === 'thread') {
+    return [invoke(cp, OP.INVOKESTATIC, SAMPLER, 'tickThread', '()Z'), { op: OP.IFEQ, target: skip }, ...probe];
+  }
+  return [
+    ...decrement(cp),
+    { op: OP.IFGT, target: skip },
+    invoke(cp, OP.INVOKESTATIC, SAMPLER, 'take', '()Z'),
+    { op: OP.IFEQ, target: skip },
+    ...probe,
+  ];
+}
+
+/** `Sampler.counter -= 1`, leaving the new value on the stack. */
+function decrement(cp: ConstantPool): Insn[] {
+  return [
+    field(cp, OP.GETSTATIC, SAMPLER, 'counter', 'I'),
+    op(OP.ICONST_1),
+    op(OP.ISUB),
+    op(OP.DUP),
+    field(cp, OP.PUTSTATIC, SAMPLER, 'counter', 'I'),
+  ];
+}

@@ -1,0 +1,50 @@
+/**
+ * A profile kind: what it asks the framework to instrument (events.ts KindProbes) and how its
+ * section of a profile file is read, written, merged, reported and compared. A kind is one
+ * folder, src/kinds/<name>/: index.ts exports `kind`, section.ts its codec, and its runtime class
+ * (<Name>.java, built into the runtime jar) records the events. The registry (index.ts) finds the
+ * folders; nothing else names a kind.
+ */
+import type { KindProbes } from '../framework/events.js';
+import type { SectionReader } from '../profile/document.js';
+import type { MethodEntry } from '../profile/model.js';
+import type { SiteEntry } from '../profile/document.js';
+import type { TableIds } from '../profile/write.js';
+import type { NameOptions } from '../report/names.js';
+
+export interface ReportOptions extends NameOptions {
+  /** Rows per table. */
+  top: number;
+  /** Only rows about methods this matches (a caller, a callee, an accessing method). */
+  method?: (m: MethodEntry) => boolean;
+}
+
+/** The comparison of a sampled profile with the exhaustive one (seed 000 §4.4). */
+export interface Accuracy {
+  /** Σ over keys of min(share in exact, share in sampled), in [0, 1]. */
+  overlap: number;
+  /** What is compared, in words ("call edges", "fields"). */
+  unit: string;
+  /** Keys in either profile. */
+  keys: number;
+  /** The keys that lose the most overlap: name, exact share, sampled share. */
+  worst: { name: string; exact: number; sampled: number }[];
+}
+
+export interface SectionCodec<S> {
+  read(reader: SectionReader): S;
+  methods(s: S): MethodEntry[];
+  sites(s: S): SiteEntry[];
+  lines(s: S, ids: TableIds): string[];
+  /** Sums sections of the same kind; throws KomoriumError naming files when they cannot be summed. */
+  merge(sections: S[], names: string[]): S;
+  report(s: S, opts: ReportOptions): string;
+  accuracy(exact: S, sampled: S): Accuracy;
+}
+
+export interface ProfileKind extends KindProbes {
+  /** One line for --help and reports. */
+  readonly title: string;
+  // A kind's section type is its own business; the registry handles them all alike.
+  readonly section: SectionCodec<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
