@@ -385,7 +385,7 @@ class CodeReader {
     if (tag === T.Fieldref || tag === T.Methodref || tag === T.InterfaceMethodref || tag === T.InvokeDynamic) {
       const ref = tag === T.InvokeDynamic ? this.cf.cp.dynamic(index) : this.cf.cp.memberRef(index);
       const valid = tag === T.Fieldref ? isValidFieldDescriptor(ref.desc) : isValidMethodDescriptor(ref.desc);
-      const named = 'owner' in ref ? `${ref.owner.replace(/\//g, '.')}.${ref.name}` : ref.name;
+      const named = 'owner' in ref ? `${javaName(ref.owner)}.${ref.name}` : ref.name;
       if (!valid) throw new Bad(`${OPCODE_NAMES[op]} at ${pc} names ${named} with an invalid descriptor '${ref.desc}' (constant ${index})`);
     }
   }

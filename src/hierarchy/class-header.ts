@@ -8,6 +8,7 @@
 import { ClassFormatError } from '../errors.js';
 import { isValidMethodDescriptor } from '../classfile/descriptor.js';
 import { ACC } from '../classfile/model.js';
+import { javaName } from '../classfile/names.js';
 
 export interface HierarchyMethod {
   name: string;
@@ -128,7 +129,7 @@ export function readClassHeader(bytes: Uint8Array, entry: string, source: string
     const mdesc = utf8(u2());
     // Plans and call decisions split every descriptor: a malformed one is a broken class, and it is
     // caught here, where the entry, class and method are known.
-    if (!isValidMethodDescriptor(mdesc)) fail(`class ${name.replace(/\//g, '.')}, method ${mname}: invalid descriptor '${mdesc}'`);
+    if (!isValidMethodDescriptor(mdesc)) fail(`class ${javaName(name)}, method ${mname}: invalid descriptor '${mdesc}'`);
     methods.push({ name: mname, desc: mdesc, access: macc });
     skipAttributes();
   }
