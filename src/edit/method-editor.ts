@@ -123,29 +123,67 @@ export class MethodEditor {
  * slot of a long or double): every local from `at` on moves up, in the instructions, the stack
  * map frames, the local variable tables and the type annotations. Applied at once. Returns false,
  * changing nothing, when a long or double lives in slot `at - 1` and `at` (kotlinc's $default
- * methods reuse a one-slot argument so), which no renumbering can split.
+ * methods reuse a one-slot argument so), which no renumbering can split (shiftLocals moves it).
  */
 export function insertLocals(code: MethodCode, at: number, types: readonly VType[]): boolean {
+  if (straddles(code, at)) return false;
+  shiftLocals(code, at, types, null);
+  return true;
+}
+
+function straddles(code: MethodCode, at: number): boolean {
+  return code.nodes.some((x) => !isLabel(x) && x.var === at - 1 && isWideVar(x.op));
+}
+
+/**
+ * insertLocals that also handles a long or double straddling slot `at - 1` and `at`: it moves to
+ * two slots of its own past every other local, in the instructions, the frames and the local
+ * variable tables (`cp` tells their long and double entries). Returns that slot, or -1.
+ */
+export function shiftLocals(code: MethodCode, at: number, types: readonly VType[], cp: { utf8(i: number): string } | null): number {
   const n = types.length;
-  const straddles = code.nodes.some((x) => !isLabel(x) && x.var === at - 1 && isWideVar(x.op));
-  if (straddles) return false;
-  for (const x of code.nodes) if (!isLabel(x) && isVarInsn(x.op) && x.var! >= at) x.var! += n;
-  if (code.frames) {
-    for (const [l, f] of code.frames) {
-      const locals = f.locals.slice(0, at);
-      while (locals.length < at) locals.push('T');
-      code.frames.set(l, { locals: [...locals, ...types, ...f.locals.slice(at)], stack: f.stack });
-    }
+  const straddle = cp !== null && straddles(code, at) ? code.maxLocals + n : -1;
+  for (const x of code.nodes) {
+    if (isLabel(x)) continue;
+    if (isVarInsn(x.op) && x.var! >= at) x.var! += n;
+    else if (straddle >= 0 && x.var === at - 1 && isWideVar(x.op)) x.var = straddle;
   }
+  if (code.frames) for (const [l, f] of code.frames) code.frames.set(l, shiftFrame(f, at, types, straddle));
   for (const slot of code.attributes) {
     if (slot.kind === 'LocalVariableTable' || slot.kind === 'LocalVariableTypeTable') {
-      for (const e of slot.entries) if (e.index >= at) e.index += n;
+      for (const e of slot.entries) {
+        if (e.index >= at) e.index += n;
+        else if (straddle >= 0 && e.index === at - 1 && /^[JD]$/.test(cp!.utf8(e.descIndex))) e.index = straddle;
+      }
     } else if (slot.kind === 'RuntimeVisibleTypeAnnotations' || slot.kind === 'RuntimeInvisibleTypeAnnotations') {
       for (const a of slot.annotations) for (const r of a.ranges ?? []) if (r.index >= at) r.index += n;
     }
   }
-  code.maxLocals += n;
-  return true;
+  code.maxLocals += n + (straddle >= 0 ? 2 : 0);
+  return straddle;
+}
+
+/**
+ * A frame with `types` inserted at slot `at`, as shiftLocals renumbers the code: the locals from
+ * `at` on move up, and a long or double straddling `at - 1` and `at` moves to slot `straddle`.
+ */
+export function shiftFrame(f: Frame, at: number, types: readonly VType[], straddle: number): Frame {
+  const before = f.locals.slice(0, at);
+  const after = f.locals.slice(at);
+  const last = before[at - 1];
+  const wide = before.length === at && (last === 'J' || last === 'D') ? last : null;
+  if (wide) {
+    if (straddle < 0) throw new Error(`frame with ${wide} in slot ${at - 1}, but no instruction puts it there`);
+    before[at - 1] = 'T';
+    if (after.length > 0) after[0] = 'T';
+  }
+  while (before.length < at) before.push('T');
+  const locals = [...before, ...types, ...after];
+  if (wide) {
+    while (locals.length < straddle) locals.push('T');
+    locals.push(wide, 'T');
+  }
+  return { locals, stack: f.stack.slice() };
 }
 
 function push(map: Map<Node, Node[]>, key: Node, nodes: readonly Node[]): void {

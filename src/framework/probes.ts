@@ -9,7 +9,7 @@ import type { ConstantPool } from '../classfile/constant-pool.js';
 import { parseMethodDescriptor, typeSize } from '../classfile/descriptor.js';
 import type { Insn, Label, Node } from '../bytecode/ir.js';
 import { OP } from '../bytecode/opcodes.js';
-import { field, invoke, load, loadOpFor, op, pushInt, storeOpFor } from '../instrument/emit.js';
+import { field, invoke, load, loadOpFor, op, pushInt, storeOpFor } from '../bytecode/emit.js';
 import type { ProbeCall } from './sites.js';
 
 export const SAMPLER = 'komorium/runtime/Sampler';

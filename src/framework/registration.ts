@@ -7,7 +7,7 @@ import type { ConstantPool } from '../classfile/constant-pool.js';
 import { javaName } from '../classfile/names.js';
 import type { Insn } from '../bytecode/ir.js';
 import { OP } from '../bytecode/opcodes.js';
-import { field, invoke, pushString } from '../instrument/emit.js';
+import { field, invoke, pushString } from '../bytecode/emit.js';
 import type { SiteBase } from './probes.js';
 import type { SiteTable } from './sites.js';
 

@@ -10,7 +10,7 @@ import { computeBlocks } from '../../analysis/blocks.js';
 import { listClass } from '../../inspect/listing.js';
 import { KomoriumError } from '../../errors.js';
 import type { MemberInfo } from '../../classfile/model.js';
-import { extendDescriptor, extendedName } from '../../instrument/runtime-names.js';
+import { extendDescriptor, extendedName } from '../../kinds/komorium/runtime-names.js';
 import { javaName } from '../../classfile/names.js';
 
 interface InspectArgs {

@@ -27,7 +27,7 @@ import { classNameOfVType } from '../../bytecode/vtypes.js';
 import { blockLabel, lastInsn } from '../../analysis/cfg.js';
 import { branchTargets } from '../../bytecode/ir.js';
 import { MethodEditor, insertLocals } from '../../edit/method-editor.js';
-import { invoke, load, loadOpFor, op, pushInt, returnOpFor } from '../../instrument/emit.js';
+import { invoke, load, loadOpFor, op, pushInt, returnOpFor } from '../../bytecode/emit.js';
 import { checkCode, checkJump } from '../probes.js';
 import { LayoutRefused, checkTransfers, hasSubroutines, type LayoutContext } from './context.js';
 import { fullDuplication, leadingFramedLabel, type EntryPlan } from './duplicate.js';
