@@ -27,11 +27,12 @@ const KINDS = 'call-edges,field-access';
  */
 const NONDETERMINISTIC = new Set(['control']);
 /**
- * reflect lists the methods it declares, and full-dup adds a private static synthetic twin
- * (layout/twin.ts) beside each method it samples out of line: its loop over them runs longer, so
- * its profile at interval 1 is the exhaustive one plus those iterations (README, "What reflection sees").
+ * reflect and reflectparams list the methods they declare, and full-dup adds a private static
+ * synthetic twin (layout/twin.ts) beside each method it samples out of line: their loops over them
+ * run longer, so their profiles at interval 1 are the exhaustive one plus those iterations (README,
+ * "What reflection sees"). Their output is the same.
  */
-const SEES_TWINS = new Set(['reflect']);
+const SEES_TWINS = new Set(['reflect', 'reflectparams']);
 /** bigargs.Main.main is instrumented by full-dup only (see the HugeMethodLimit test): its sites are in that profile alone. */
 const COVERED_BY_FULL_DUP_ONLY = new Set(['bigargs']);
 

@@ -190,7 +190,7 @@ function layOut(
       let twin: { member: MemberInfo; code: MethodCode } | undefined;
       if (outOfLine) {
         const t = twinOf(cf, m);
-        const twinCtx = context(readCode(cf, m, attr, true), t.member, true);
+        const twinCtx = context(readCode(cf, m, attr, true), t.typed, true);
         if (isEmpty(twinCtx.probes)) return null;
         const ctx = context(readCode(cf, m, attr, true), m, false);
         const points = transferPoints(ctx);

@@ -11,7 +11,7 @@
  *   T(u→v): check ─fire─▶ D.v, else C.v            (shared by both copies' u→v)
  *   D: copy with probes; backedge u→v goes to [backedge probes] T(u→v)
  */
-import { Label, branchTargets, isLabel, type Frame, type Insn, type MethodCode } from '../../bytecode/ir.js';
+import { Label, branchTargets, isLabel, type Frame, type Insn, type MethodCode, type Node } from '../../bytecode/ir.js';
 import { OP } from '../../bytecode/opcodes.js';
 import { addCopiedTables, copyCode, copyTryCatch, type CodeCopy } from '../../bytecode/clone.js';
 import { blockLabel, lastInsn, type BackEdge } from '../../analysis/cfg.js';
@@ -75,11 +75,10 @@ export function fullDuplication(ctx: LayoutContext, entry: EntryPlan = entryChec
   for (const e of backedges) redirect(e);
 
   // The entry, in front of everything (a loop back to offset 0 does not pass it again).
-  const dEntry = new Label();
-  ed.setFrame(dEntry, frames.entry());
-  entry(ed, dEntry, (b) => dLabel.get(b)!);
+  const dEntry = copyEntry(ed, ctx, copy, probeCode(cp, base, probes.entry, null, spill));
+  entry(ed, dEntry.label, (b) => dLabel.get(b)!);
 
-  ed.append([dEntry, ...probeCode(cp, base, probes.entry, null, spill), ...copy.nodes]);
+  ed.append([...dEntry.prefix, ...copy.nodes]);
   for (const [b, calls] of probes.blocks) {
     ed.insertBefore(copy.insn(code.nodes[cfg.blocks[b]!.firstInsn] as Insn)!, probeCode(cp, base, calls, null, spill));
   }
@@ -129,6 +128,22 @@ export function maxSpill(ctx: LayoutContext): number {
   let n = 0;
   for (const [insn, calls] of ctx.probes.before) n = Math.max(n, spillSlots(ctx.cf.cp, calls, insn));
   return n;
+}
+
+/**
+ * Where a sample taken at the method entry enters the copy, and the code put in front of the copy:
+ * the entry's probes behind a label with the entry frame; with no entry probe, the copy's own first
+ * label when the original records a frame at offset 0 (a loop starting there, its frame maybe
+ * wider than the descriptor's: Clojure's `(Object, Object, Object)` for `(Object, Object, ISeq)`).
+ * Two different frames at one offset are not allowed, and the entry state is assignable to the
+ * recorded one.
+ */
+export function copyEntry(ed: MethodEditor, ctx: LayoutContext, copy: CodeCopy, entryProbes: Node[]): { label: Label; prefix: Node[] } {
+  const leading = leadingFramedLabel(ctx.code);
+  if (entryProbes.length === 0 && leading) return { label: copy.label(leading), prefix: [] };
+  const label = new Label();
+  ed.setFrame(label, ctx.frames.entry());
+  return { label, prefix: [label, ...entryProbes] };
 }
 
 /**

@@ -70,15 +70,22 @@ export function canHaveTwin(cf: ClassFile, m: MemberInfo): boolean {
   return cf.major >= 50;
 }
 
-/** The twin of `m`: its name, descriptor and member. */
-export function twinOf(cf: ClassFile, m: MemberInfo): { ref: TwinRef; member: MemberInfo } {
+/**
+ * The twin of `m`: its name, descriptor and member, and `typed`, the same member with `this` typed as
+ * the class, which the analysis of m's code needs. The twin declares its receiver as Object, so that
+ * its parameter types are m's own plus JDK types: a program that reflects over its methods meets no
+ * new parameter type. (Groovy builds a class's method cache by resolving every parameter type of
+ * every declared method; a twin taking its own closure class recursed until StackOverflowError.)
+ */
+export function twinOf(cf: ClassFile, m: MemberInfo): { ref: TwinRef; member: MemberInfo; typed: MemberInfo } {
   const isStatic = (m.access & ACC.STATIC) !== 0;
   const { args, ret } = parseMethodDescriptor(m.desc);
-  const params = [...(isStatic ? [] : [`L${cf.thisClass};`]), ...args, 'I', '[J', '[Ljava/lang/Object;'];
-  const desc = `(${params.join('')})${ret}`;
+  const descWith = (receiver: string[]) => `(${[...receiver, ...args, ...ENTRY_TYPES].join('')})${ret}`;
+  const desc = descWith(isStatic ? [] : ['Ljava/lang/Object;']);
   const name = `${m.name}$sample$komorium`;
   const member = cf.newMember(ACC.PRIVATE | ACC.STATIC | ACC.SYNTHETIC, name, desc);
-  return { ref: { owner: cf.thisClass, name, desc, isInterface: (cf.access & ACC.INTERFACE) !== 0 }, member };
+  const typed = { ...member, desc: descWith(isStatic ? [] : [`L${cf.thisClass};`]) };
+  return { ref: { owner: cf.thisClass, name, desc, isInterface: (cf.access & ACC.INTERFACE) !== 0 }, member, typed };
 }
 
 /** Slots of `m`'s arguments, `this` included. */
@@ -217,7 +224,7 @@ export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: rea
 /**
  * The twin's code, from its own copy of the method's code: room for the three extra arguments
  * after the method's, then the full-dup layout entered through a dispatch on the entry number.
- * `ctx.frames` must describe the twin (its entry frame has the extra arguments).
+ * `ctx.frames` must describe the twin as `typed` (twinOf): its entry frame has the extra arguments.
  */
 export function twinBody(ctx: LayoutContext, method: MemberInfo, points: readonly TransferPoint[]): MethodCode {
   const k = argumentSlots(method);
@@ -241,7 +248,11 @@ export function twinBody(ctx: LayoutContext, method: MemberInfo, points: readonl
     const framed = leadingFramedLabel(ctx.code);
     const start = framed ?? new Label();
     if (!framed) ed.setFrame(start, ctx.frames.entry());
+    // The receiver arrives as Object (twinOf); every frame of the copies has it as the class.
+    const receiver: Node[] =
+      (method.access & ACC.STATIC) === 0 ? [load(OP.ALOAD, 0), { op: OP.CHECKCAST, cp: cp.classIndex(ctx.cf.thisClass) }, load(OP.ASTORE, 0)] : [];
     ed.prepend([
+      ...receiver,
       load(OP.ILOAD, k),
       { op: OP.TABLESWITCH, low: 0, dflt: dEntry, targets: [dEntry, ...cases] },
       ...restores,
