@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // A/B timing for the "Optimizations tried" table of BENCHMARKS.md: runs shell commands
 // interleaved, the order rotated every repetition (this machine is shared and noisy), and prints
-// each one's median wall time and its ratio to the first command's median.
+// each one's median wall time and its ratio to the first command's median, and beside it the
+// median CPU time (user + system of the command and its children, from /usr/bin/time) and its
+// ratio: on a machine shared with other jobs, CPU time is the steadier of the two.
 //
 //   node scripts/ab.mjs --reps 5 \
 //     base='java -cp /usr/share/java/sunflow.jar:.cache/bench/drivers SunflowRender scene.sc out.png' \
@@ -25,7 +27,7 @@ for (let i = 0; i < args.length; i++) {
   else {
     const eq = args[i].indexOf('=');
     if (eq <= 0) throw new Error(`expected NAME=COMMAND, got ${args[i]}`);
-    configs.push({ name: args[i].slice(0, eq), cmd: args[i].slice(eq + 1), times: [] });
+    configs.push({ name: args[i].slice(0, eq), cmd: args[i].slice(eq + 1), times: [], cpu: [] });
   }
 }
 if (configs.length === 0 || !(reps >= 1) || !Number.isInteger(expectedExit)) {
@@ -43,19 +45,26 @@ for (let r = 0; r < reps; r++) {
     const c = configs[(k + r) % configs.length];
     const dir = mkdtempSync(join(tmpdir(), 'komorium-ab-'));
     const start = process.hrtime.bigint();
-    const res = spawnSync('sh', ['-c', c.cmd], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+    const res = spawnSync('/usr/bin/time', ['-f', 'AB-CPU %U %S', 'sh', '-c', c.cmd], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+    const cpu = /AB-CPU (\S+) (\S+)\s*$/.exec(res.stderr ?? '');
     rmSync(dir, { recursive: true, force: true });
     if (res.status !== expectedExit) {
       console.error(`${c.name} exited with ${res.status ?? res.signal}, not ${expectedExit}:\n${res.stderr}`);
       process.exit(1);
     }
     c.times.push(seconds);
-    console.error(`rep ${r + 1}/${reps} ${c.name} ${seconds.toFixed(2)} s`);
+    c.cpu.push(cpu ? Number(cpu[1]) + Number(cpu[2]) : NaN);
+    console.error(`rep ${r + 1}/${reps} ${c.name} ${seconds.toFixed(2)} s (cpu ${c.cpu.at(-1).toFixed(2)} s)`);
   }
 }
 const first = median(configs[0].times);
+const firstCpu = median(configs[0].cpu);
 for (const c of configs) {
   const m = median(c.times);
-  console.log(`${c.name.padEnd(12)} median ${m.toFixed(2)} s of ${c.times.length}  ${(m / first).toFixed(3)}×  (${c.times.map((t) => t.toFixed(2)).join(' ')})`);
+  const cpu = median(c.cpu);
+  console.log(
+    `${c.name.padEnd(12)} median ${m.toFixed(2)} s of ${c.times.length}  ${(m / first).toFixed(3)}×  (${c.times.map((t) => t.toFixed(2)).join(' ')})` +
+      `  cpu ${cpu.toFixed(2)} s ${(cpu / firstCpu).toFixed(3)}×`,
+  );
 }

@@ -47,6 +47,8 @@ export interface InstrumentSummary {
   frameworkReports: FrameworkClassReport[];
   /** Methods that crossed HotSpot's HugeMethodLimit (see ClassReport.overJitLimit). */
   overJitLimit: string[];
+  /** Methods given the compact form to stay under HugeMethodLimit (see ClassReport.compact). */
+  compact: string[];
   /** Methods instrumented without MaxPath splitting, which made them too large (ClassReport.withoutMaxPath). */
   withoutMaxPath: string[];
   leftAsIs: { className: string; method: string; reason: string }[];
@@ -322,10 +324,12 @@ function summarize(
   const leftAsIs: InstrumentSummary['leftAsIs'] = [];
   const overJitLimit: string[] = [];
   const withoutMaxPath: string[] = [];
+  const compact: string[] = [];
   for (const r of reports) {
     const dotted = javaName(r.className);
     for (const m of r.overJitLimit) overJitLimit.push(`${dotted}.${m}`);
     for (const m of r.withoutMaxPath) withoutMaxPath.push(`${dotted}.${m}`);
+    for (const m of r.compact) compact.push(`${dotted}.${m}`);
     for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += r[k];
     for (const l of r.leftAsIs) leftAsIs.push({ className: r.className, ...l });
   }
@@ -342,6 +346,7 @@ function summarize(
     frameworkReports,
     leftAsIs,
     overJitLimit,
+    compact,
     withoutMaxPath,
     warnings,
   };

@@ -24,6 +24,7 @@ interface InstrumentArgs {
   'leaf-opt': boolean;
   callbacks: boolean;
   counter: 'field' | 'local';
+  'jit-limit': 'fit' | 'ignore';
   'skip-broken': boolean;
   quiet: boolean;
   'report-json'?: string;
@@ -33,12 +34,12 @@ interface InstrumentArgs {
 }
 
 /** `--profile`: komorium alone, or kinds built on the framework (which cannot be mixed with komorium in one jar). */
-export function instrumentMode(args: Pick<InstrumentArgs, 'profile' | 'layout' | 'trigger' | 'checks' | 'max-path' | 'leaf-opt' | 'callbacks' | 'counter'>): InstrumentMode {
+export function instrumentMode(args: Pick<InstrumentArgs, 'profile' | 'layout' | 'trigger' | 'checks' | 'max-path' | 'leaf-opt' | 'callbacks' | 'counter'> & Partial<Pick<InstrumentArgs, 'jit-limit'>>): InstrumentMode {
   const names = args.profile.flatMap((p) => p.split(',')).map((p) => p.trim()).filter((p) => p !== '');
   if (names.length === 0 || (names.length === 1 && names[0] === 'komorium')) {
     return {
       profile: 'komorium',
-      options: { checks: args.checks, maxPath: args['max-path'], leafOpt: args['leaf-opt'], callbacks: args.callbacks, counter: args.counter },
+      options: { checks: args.checks, maxPath: args['max-path'], leafOpt: args['leaf-opt'], callbacks: args.callbacks, counter: args.counter, jitLimit: args['jit-limit'] ?? 'fit' },
     };
   }
   if (names.includes('komorium')) {
@@ -109,6 +110,8 @@ export function formatSummary(s: InstrumentSummary): string {
       (t.checksDropped ? ` (${t.checksDropped} checks not placed in unreachable code)` : ''),
     `  calls     ${t.extendedCalls} pass the reified stack, ${t.callouts} call out to uninstrumented code`,
     `  left as they were: ${s.leftAsIs.length} methods`,
+    `  JIT limit ${s.overJitLimit.length} methods crossed HotSpot's 8000-byte HugeMethodLimit` +
+      (s.compact.length ? ` (${s.compact.length} kept under it by the compact form)` : ''),
   ];
   for (const l of s.leftAsIs) lines.push(`    ${javaName(l.className)}.${l.method}: ${l.reason}`);
   /** One line for a list of methods: how many, what happened to them, the first five. */
@@ -119,6 +122,7 @@ export function formatSummary(s: InstrumentSummary): string {
     s.overJitLimit,
     "grew past HotSpot's 8000-byte HugeMethodLimit and will stay interpreted; run with -XX:-DontCompileHugeMethods (komorium-ts run does)",
   );
+  note(s.compact, 'would have grown past the HugeMethodLimit and count through TC helper calls instead (same counts)');
   note(s.withoutMaxPath, 'would outgrow 64 KiB with --max-path checks and were instrumented without them');
   for (const n of s.notes) lines.push(`note: ${n}`);
   for (const w of s.warnings) lines.push(`warning: ${w}`);
@@ -188,6 +192,12 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
         choices: ['local', 'field'] as const,
         default: 'field' as const,
         describe: 'keep the bytecode counter in a local variable (stored at calls and returns), or decrement the thread\'s field in every block as the paper does',
+      })
+      .option('jit-limit', {
+        choices: ['fit', 'ignore'] as const,
+        default: 'fit' as const,
+        describe:
+          "fit: a method under HotSpot's 8000-byte HugeMethodLimit stays under it (compact counting, else left as it was), so plain java JIT-compiles it; ignore: instrument inline anyway (for java -XX:-DontCompileHugeMethods)",
       })
       .option('profile', {
         type: 'string',

@@ -81,7 +81,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
         include: a.include,
         exclude: a.exclude,
         skipBroken: false,
-        mode: { profile: 'komorium', options: { checks: a.checks, maxPath: a['max-path'], leafOpt: true, callbacks: true, counter: 'field' } },
+        mode: { profile: 'komorium', options: { checks: a.checks, maxPath: a['max-path'], leafOpt: true, callbacks: true, counter: 'field', jitLimit: 'ignore' } },
       });
       const cp = [instrumented, ...classpath].join(delimiter);
       // A profile left by an earlier run must not pass for this run's: the nonce comes back in
@@ -96,7 +96,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
         `-Dkomorium.run=${nonce}`,
       ];
       const launch = a.main ? ['-cp', cp, a.main] : ['-jar', instrumented];
-      // Instrumented methods that grew past HugeMethodLimit would otherwise never be JIT-compiled.
+      // Instrumented methods that grew past HugeMethodLimit (jitLimit 'ignore' above) would otherwise never be JIT-compiled.
       const jit = ['-XX:-DontCompileHugeMethods'];
       const programArgs = [...a.args, ...(a['--'] ?? [])].map(String);
       const r = spawnSync(a.java, [...jit, ...a['jvm-arg'], ...props, ...launch, ...programArgs], { stdio: 'inherit' });

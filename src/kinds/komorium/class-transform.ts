@@ -33,6 +33,13 @@ export interface InstrumentOptions {
   callbacks: boolean;
   /** See BodyOptions.counter. */
   counter: 'field' | 'local';
+  /**
+   * 'fit': a method HotSpot compiles (at most HugeMethodLimit bytes) stays compilable: it gets the
+   * compact form (BodyOptions.compact) where the inline form would outgrow the limit, and is left
+   * as it was where even that would. 'ignore': always the inline form (for a JVM run with
+   * -XX:-DontCompileHugeMethods, as `komorium-ts run` does). Default 'fit'.
+   */
+  jitLimit?: 'fit' | 'ignore';
 }
 
 export interface LeftAsIs {
@@ -60,6 +67,11 @@ export interface ClassReport {
    */
   overJitLimit: string[];
   /**
+   * Methods that the inline form would have pushed past HugeMethodLimit and that got the compact
+   * form instead (BodyOptions.compact): same counts, each update a call of a TC helper.
+   */
+  compact: string[];
+  /**
    * Methods whose code outgrew 64 KiB with MaxPath splitting and fit without it (bcprov's table
    * initialisers): every bytecode is counted, but a sample can land up to a whole block late.
    */
@@ -68,7 +80,7 @@ export interface ClassReport {
 }
 
 /** The counters a class report sums, all zero. */
-export function emptyCounts(): Omit<ClassReport, 'className' | 'leftAsIs' | 'overJitLimit' | 'withoutMaxPath'> {
+export function emptyCounts(): Omit<ClassReport, 'className' | 'leftAsIs' | 'overJitLimit' | 'compact' | 'withoutMaxPath'> {
   return {
     methods: 0,
     instrumented: 0,
@@ -86,7 +98,7 @@ export function emptyCounts(): Omit<ClassReport, 'className' | 'leftAsIs' | 'ove
 }
 
 export function emptyReport(className: string, methods: number): ClassReport {
-  return { className, ...emptyCounts(), methods, overJitLimit: [], withoutMaxPath: [], leftAsIs: [] };
+  return { className, ...emptyCounts(), methods, overJitLimit: [], compact: [], withoutMaxPath: [], leftAsIs: [] };
 }
 
 /** HotSpot's HugeMethodLimit: with DontCompileHugeMethods (the default) longer methods stay interpreted. */
@@ -188,7 +200,7 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
     const mid = { owner: midOwner, name: RT.MID_FIELD_PREFIX + midIndex };
     const mode = kind === 'body' ? 'extended' : 'in-place';
     const ext = kind === 'body' ? extendedMember(cf, m) : m;
-    const rewrite = (maxPath: number) => {
+    const rewrite = (maxPath: number, compact = false) => {
       const code = readCode(cf, m, attr);
       const line = firstLine(code);
       const pieces = computePieces(code, { checks: options.checks, maxPath });
@@ -197,7 +209,8 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
         mode,
         leafOpt: options.leafOpt,
         callbacks: options.callbacks,
-        counter: options.counter,
+        counter: compact ? 'field' : options.counter,
+        compact,
         mid,
         dispatchCheck: checked,
       });
@@ -206,19 +219,35 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
     };
     try {
       let r: ReturnType<typeof rewrite>;
+      let maxPath = options.maxPath;
       try {
-        r = rewrite(options.maxPath);
+        r = rewrite(maxPath);
       } catch (e) {
         // MaxPath's checks can push a long straight-line body (a table initialiser) past 64 KiB.
-        if (!(e instanceof MethodTooLargeError) || options.maxPath === 0) throw e;
-        r = rewrite(0);
+        if (!(e instanceof MethodTooLargeError) || maxPath === 0) throw e;
+        maxPath = 0;
+        r = rewrite(maxPath);
         report.withoutMaxPath.push(`${m.name}${m.desc}`);
+      }
+      const jitted = m.name !== '<clinit>' && codeLength(attr) <= HUGE_METHOD_LIMIT;
+      if (jitted && options.jitLimit !== 'ignore' && codeLength(r.encoded) > HUGE_METHOD_LIMIT) {
+        // HotSpot would never compile it: the compact form keeps it under the limit where it can,
+        // else the original code stays, compiled but not counted (its callees keep its context).
+        const inline = codeLength(r.encoded);
+        r = rewrite(maxPath, true);
+        const compact = codeLength(r.encoded);
+        if (compact > HUGE_METHOD_LIMIT) {
+          throw new NotInstrumentable(
+            `${codeLength(attr)} bytes would grow to ${inline} (${compact} in the compact form), past HotSpot's ${HUGE_METHOD_LIMIT}-byte HugeMethodLimit, and never be JIT-compiled (--jit-limit ignore instruments it)`,
+          );
+        }
+        report.compact.push(`${m.name}${m.desc}`);
       }
       const { code, line, stats, encoded } = r;
       if (m.name === '<clinit>') {
         clinit = { member: m, code, original: false };
       } else {
-        if (codeLength(attr) <= HUGE_METHOD_LIMIT && codeLength(encoded) > HUGE_METHOD_LIMIT) {
+        if (jitted && codeLength(encoded) > HUGE_METHOD_LIMIT) {
           report.overJitLimit.push(`${m.name}${m.desc}`);
         }
         if (kind === 'body') {

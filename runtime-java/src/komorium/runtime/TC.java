@@ -228,6 +228,34 @@ public final class TC {
         return c;
     }
 
+    /*
+     * The compact form, for methods that the inline form would push past HotSpot's 8,000-byte
+     * HugeMethodLimit (they would then never be JIT-compiled): each counter update, check and
+     * call-out publication is one call here instead of its inline bytecodes, so the method keeps
+     * being compiled. Same counts, same sampling points; the JIT may not inline these into a method
+     * that large (DesiredMethodLimit), and then each is a real call.
+     */
+    /** A block's counter update without a check. */
+    public static void count(TC tc, int n) {
+        tc.instrCounter -= n;
+    }
+    /** A block's counter update and its granularity check. */
+    public static void countCheck(TC tc, int n, int[] stack, int sp) {
+        if ((tc.instrCounter -= n) <= 0) {
+            tc.triggerSampling(stack, sp);
+        }
+    }
+    /** {@link #countCheck} in a leaf method (§5.1). */
+    public static void countCheckLeaf(TC tc, int n, int[] stack, int sp, int mid) {
+        if ((tc.instrCounter -= n) <= 0) {
+            tc.triggerSamplingLeaf(stack, sp, mid);
+        }
+    }
+    /** Before a call-out: {@code outStack = stack; outSp = sp}, see {@link #outStack}. */
+    public static void publish(TC tc, int[] stack, int sp) {
+        tc.outStack = stack;
+        tc.outSp = sp;
+    }
     /** The slow path of a granularity check (§4.2): calls the agent with the current stack. */
     public void triggerSampling(int[] stack, int sp) {
         sample(stack, sp, gran - instrCounter);

@@ -195,6 +195,9 @@ export class CallSites {
 
 /** `tc.outStack = stack; tc.outSp = sp`: a callback from the code called next continues this stack. */
 export function publishStack(b: Body): Insn[] {
+  if (b.options.compact) {
+    return [load(OP.ALOAD, b.tcVar), load(OP.ALOAD, b.stackVar), load(OP.ILOAD, b.spVar), invoke(b.cp, OP.INVOKESTATIC, RT.TC, 'publish', `(${RT.TC_DESC}${RT.STACK_DESC}I)V`)];
+  }
   return [
     load(OP.ALOAD, b.tcVar),
     load(OP.ALOAD, b.stackVar),

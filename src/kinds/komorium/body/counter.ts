@@ -100,6 +100,10 @@ export class Counter {
       if (b.newFrames && before) b.newFrames.set(skip, b.adapt(before));
       return;
     }
+    if (b.options.compact) {
+      this.compactPiece(piece, canCheck);
+      return;
+    }
     out.push(load(OP.ALOAD, b.tcVar), op(OP.DUP), field(cp, OP.GETFIELD, RT.TC, TC_FIELD.counter, 'I'), pushInt(cp, piece.insnCount), op(OP.ISUB));
     if (!canCheck) {
       out.push(field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.counter, 'I'));
@@ -115,6 +119,24 @@ export class Counter {
     }
     out.push(skip);
     if (b.newFrames && before) b.newFrames.set(skip, b.adapt(before));
+  }
+
+  /** TC.count or TC.countCheck(Leaf): one call, no branch and so no new frame. */
+  private compactPiece(piece: Piece, canCheck: boolean): void {
+    const b = this.b;
+    const { cp, out } = b;
+    out.push(load(OP.ALOAD, b.tcVar), pushInt(cp, piece.insnCount));
+    if (!canCheck) {
+      out.push(invoke(cp, OP.INVOKESTATIC, RT.TC, 'count', `(${RT.TC_DESC}I)V`));
+      return;
+    }
+    b.stats.checks++;
+    out.push(load(OP.ALOAD, b.stackVar), load(OP.ILOAD, b.spVar));
+    if (b.leaf) {
+      out.push(b.getMid(), invoke(cp, OP.INVOKESTATIC, RT.TC, 'countCheckLeaf', `(${RT.TC_DESC}I${RT.STACK_DESC}I${RT.MID_DESC})V`));
+    } else {
+      out.push(invoke(cp, OP.INVOKESTATIC, RT.TC, 'countCheck', `(${RT.TC_DESC}I${RT.STACK_DESC}I)V`));
+    }
   }
 
   /**

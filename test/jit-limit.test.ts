@@ -1,0 +1,111 @@
+/**
+ * Issue 23: HotSpot never JIT-compiles a method of more than 8,000 bytes of bytecode (HugeMethodLimit)
+ * unless the JVM runs with -XX:-DontCompileHugeMethods, which no user passes. A method under the limit
+ * before instrumentation must stay compilable after it with plain `java`: `Dispatch.f` (2.9 KB, 8.0 KB
+ * inline-instrumented) gets the compact form, with the same counts; `Giant.f` (6.6 KB, 11.7 KB even
+ * compact) is left as it was. `--jit-limit ignore` keeps the inline form, as before.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { javac, jarDir, runJava, tmpDir } from './support/java.js';
+import { instrument } from './support/komorium.js';
+import { verifyJar, describeVerify } from './support/verify.js';
+import { readProfile } from '../src/profile/read.js';
+
+/** A switch of `n` cases, every other one calling a small method: many blocks, checks and calls. */
+function dispatchClass(name: string, n: number): string {
+  const cases = Array.from({ length: n }, (_, k) =>
+    k % 2 === 0 ? `      case ${k}: return g(x, ${k}) + ${k};` : `      case ${k}: x = x * ${(k % 7) + 3} + ${k}; if (x > ${k * 13}) x -= ${k}; return x;`,
+  );
+  return `public class ${name} {\n  static int g(int x, int k) { return x ^ k; }\n  public static int f(int op, int x) {\n    switch (op) {\n${cases.join('\n')}\n      default: return -x;\n    }\n  }\n}\n`;
+}
+
+const MAIN = `public class Main {
+  public static void main(String[] args) {
+    long sum = 0;
+    for (int i = 0; i < 200000; i++) sum += Dispatch.f(i % 160, i) + Giant.f(i % 330, i);
+    System.out.println("sum " + sum);
+  }
+}
+`;
+
+let work: string;
+let jar: string;
+const out: Record<'fit' | 'ignore', { jar: string; summary: string }> = {} as never;
+
+beforeAll(async () => {
+  work = tmpDir('komorium-jit-limit-');
+  const src = join(work, 'src');
+  mkdirSync(src);
+  writeFileSync(join(src, 'Dispatch.java'), dispatchClass('Dispatch', 150));
+  writeFileSync(join(src, 'Giant.java'), dispatchClass('Giant', 320));
+  writeFileSync(join(src, 'Main.java'), MAIN);
+  javac(src, join(work, 'classes'), { release: 8 });
+  jar = join(work, 'jit.jar');
+  await jarDir(join(work, 'classes'), jar, { mainClass: 'Main' });
+  for (const mode of ['fit', 'ignore'] as const) {
+    const o = join(work, `jit-${mode}.jar`);
+    out[mode] = { jar: o, summary: instrument(jar, o, ['--jit-limit', mode]).stdout };
+  }
+});
+
+/** Methods HotSpot compiled (-XX:+PrintCompilation lines), and the program's own last line. */
+async function compiled(cp: string, extra: string[] = []): Promise<{ methods: Set<string>; result: string }> {
+  const r = await runJava({ cp: [cp], main: 'Main', jvmArgs: ['-XX:+PrintCompilation', '-Dkomorium.agent=none', ...extra] });
+  expect(r.code, r.stderr).toBe(0);
+  const methods = new Set<string>();
+  for (const m of r.stdout.matchAll(/ (\w+)::([\w$<>]+) \(\d+ bytes\)/g)) methods.add(`${m[1]}.${m[2]}`);
+  return { methods, result: r.stdout.split('\n').find((l) => l.startsWith('sum '))! };
+}
+
+/** Bytecodes the exact agent counted per method (self), keyed Class.name. */
+async function exactCounts(cp: string, name: string): Promise<Map<string, number>> {
+  const kprof = join(work, `${name}.kprof`);
+  const r = await runJava({ cp: [cp], main: 'Main', jvmArgs: ['-Dkomorium.agent=exact', '-Dkomorium.quiet=true', `-Dkomorium.out=${kprof}`] });
+  expect(r.code, r.stderr).toBe(0);
+  const counts = new Map<string, number>();
+  for (const n of readProfile(kprof).nodes) {
+    if (!n.method) continue;
+    const key = `${n.method.className}.${n.method.name}`;
+    counts.set(key, (counts.get(key) ?? 0) + n.counter);
+  }
+  return counts;
+}
+
+describe('HugeMethodLimit', () => {
+  test('the summary counts no method crossing the limit, names the compact one and the one left as it was', () => {
+    const s = out.fit.summary;
+    expect(s).toMatch(/^ {2}JIT limit 0 methods crossed HotSpot's 8000-byte HugeMethodLimit \(1 kept under it by the compact form\)$/m);
+    expect(s).toMatch(/^note: 1 methods would have grown past the HugeMethodLimit and count through TC helper calls instead \(same counts\): Dispatch\.f\(II\)I$/m);
+    expect(s).toMatch(/^ {4}Giant\.f\(II\)I: 6\d{3} bytes would grow to \d+ \(\d+ in the compact form\), past HotSpot's 8000-byte HugeMethodLimit/m);
+    // Without fitting, both cross it, as before this issue.
+    expect(out.ignore.summary).toMatch(/^ {2}JIT limit 2 methods crossed/m);
+  });
+
+  test('with plain java, HotSpot compiles both methods of the fitted jar, and neither of the inline one', async () => {
+    const v = verifyJar(out.fit.jar);
+    expect(v.verified, describeVerify(v)).toBe(v.classes);
+    const plain = await compiled(jar);
+    const fit = await compiled(out.fit.jar);
+    const inline = await compiled(out.ignore.jar);
+    expect(fit.result).toBe(plain.result);
+    expect(inline.result).toBe(plain.result);
+    expect([...fit.methods]).toEqual(expect.arrayContaining(['Dispatch.f$komorium', 'Giant.f']));
+    expect(inline.methods.has('Dispatch.f$komorium')).toBe(false);
+    expect(inline.methods.has('Giant.f$komorium')).toBe(false);
+    // -XX:-DontCompileHugeMethods is what the inline form needs.
+    const flagged = await compiled(out.ignore.jar, ['-XX:-DontCompileHugeMethods']);
+    expect([...flagged.methods]).toEqual(expect.arrayContaining(['Dispatch.f$komorium', 'Giant.f$komorium']));
+  });
+
+  test('the compact form counts exactly what the inline form counts; the method left as it was counts nothing', async () => {
+    const fit = await exactCounts(out.fit.jar, 'fit');
+    const inline = await exactCounts(out.ignore.jar, 'inline');
+    expect(fit.get('Dispatch.f')).toBeGreaterThan(1_000_000);
+    expect(fit.get('Dispatch.f')).toBe(inline.get('Dispatch.f'));
+    expect(fit.get('Dispatch.g')).toBe(inline.get('Dispatch.g'));
+    expect(fit.get('Giant.f') ?? 0).toBe(0);
+    expect(inline.get('Giant.f')).toBeGreaterThan(1_000_000);
+  });
+});
