@@ -8,5 +8,7 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default'],
+    // The instrument cache stays off unless a test turns it on (test/cache.test.ts): a hit would pass for a rewrite.
+    env: { KOMORIUM_TS_CACHE: '0' },
   },
 });

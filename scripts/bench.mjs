@@ -364,7 +364,7 @@ async function benchInstrumentSpeed(opts) {
         const dest = join(dir, `${j.id}-${tool}.jar`);
         rmSync(dest, { force: true });
         const r = tool === 'komorium'
-          ? await runProcess(process.execPath, [KOMORIUM_BIN, 'instrument', j.path, '-o', dest], { timeFile: join(dir, '.time') })
+          ? await runProcess(process.execPath, [KOMORIUM_BIN, 'instrument', j.path, '-o', dest, '--no-cache'], { timeFile: join(dir, '.time') })
           : await runProcess(
               javaBin('java'),
               [`-Djacoco.offline.runtime=${JACOCO_OFFLINE_RUNTIME}`, '-cp', [drivers, ...jacocoRuntimeClasspath()].join(':'), 'JacocoInstrument', j.path, dest],

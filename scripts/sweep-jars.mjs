@@ -79,7 +79,7 @@ try {
       const report = join(work, 'report.json');
       rmSync(out, { force: true });
       const t0 = Date.now();
-      const r = spawnSync('node', [cli, 'instrument', jar, '-o', out, '-q', '--report-json', report, ...config.args, '--classpath', ...cp], {
+      const r = spawnSync('node', [cli, 'instrument', jar, '-o', out, '-q', '--no-cache', '--report-json', report, ...config.args, '--classpath', ...cp], {
         encoding: 'utf8',
         maxBuffer: 1 << 30,
       });

@@ -32,6 +32,8 @@ export interface InstrumentRequest {
   mode: InstrumentMode;
   /** Called after each class; the CLI draws a progress bar on a terminal. */
   progress?: (done: number, total: number) => void;
+  /** Called with the jars read for the class hierarchy beyond `classpath` (manifest Class-Path): the cache's dependencies. */
+  extraClasspath?: (paths: string[]) => void;
 }
 
 export interface InstrumentSummary {
@@ -75,7 +77,9 @@ export async function instrumentProgram(req: InstrumentRequest): Promise<Instrum
   const warnings: string[] = [];
   const notes: string[] = [];
   const units = await readUnits([{ input: req.input, output: req.output }, ...(req.more ?? [])], req.skipBroken, warnings);
-  const classpath = [...req.classpath, ...manifestClasspath(units, notes, warnings)];
+  const fromManifests = manifestClasspath(units, notes, warnings);
+  req.extraClasspath?.(fromManifests);
+  const classpath = [...req.classpath, ...fromManifests];
   const skippedClasses: { entry: string; reason: string }[] = [];
   const parsed = readHeaders(units, new ClassFilter(req.include, req.exclude), req.skipBroken, skippedClasses, warnings);
   notes.push(...webRootNotes(units));

@@ -1,7 +1,8 @@
 import { basename, delimiter, dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { statSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
-import { instrumentProgram, type InstrumentSummary } from '../../instrument/program.js';
+import { instrumentProgram, type InstrumentRequest, type InstrumentSummary } from '../../instrument/program.js';
+import { cacheDisabledByEnv, cacheFolder, cacheKey, lookup, store } from '../../instrument/cache.js';
 import { assertSafeOutput } from '../../jar/index.js';
 import { UsageError } from '../../errors.js';
 import { progressBar } from '../progress.js';
@@ -25,6 +26,7 @@ interface InstrumentArgs {
   callbacks: boolean;
   counter: 'field' | 'local';
   'jit-limit': 'fit' | 'ignore';
+  cache: boolean;
   'skip-broken': boolean;
   quiet: boolean;
   'report-json'?: string;
@@ -199,6 +201,12 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
         describe:
           "fit: a method under HotSpot's 8000-byte HugeMethodLimit stays under it (compact counting, else left as it was), so plain java JIT-compiles it; ignore: instrument inline anyway (for java -XX:-DontCompileHugeMethods)",
       })
+      .option('cache', {
+        type: 'boolean',
+        default: true,
+        describe:
+          'reuse the outputs of an earlier run with the same inputs, options, --classpath, JDK and komorium-ts build, from $XDG_CACHE_HOME/komorium-ts/instrument (default ~/.cache/komorium-ts/instrument); --no-cache (or KOMORIUM_TS_CACHE=0) rewrites',
+      })
       .option('profile', {
         type: 'string',
         array: true,
@@ -234,8 +242,7 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
   handler: async (args) => {
     const mode = instrumentMode(args);
     const pairs = outputsOf(classpathElements(args.inputs), args.output, args['output-dir']);
-    const bar = progressBar('instrumenting');
-    const summary = await instrumentProgram({
+    const req: InstrumentRequest = {
       input: pairs[0]!.input,
       output: pairs[0]!.output,
       more: pairs.slice(1),
@@ -245,9 +252,8 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
       exclude: args.exclude,
       skipBroken: args['skip-broken'],
       mode,
-      progress: bar?.update,
-    });
-    bar?.done();
+    };
+    const { summary, fromCache } = await instrumentCached(req, args.cache && !cacheDisabledByEnv());
     if (args['report-json']) {
       const { writeFileSync } = await import('node:fs');
       writeFileSync(args['report-json'], JSON.stringify(summary, null, 2) + '\n');
@@ -256,6 +262,29 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
       for (const w of summary.warnings) process.stderr.write(`warning: ${w}\n`);
     } else {
       process.stdout.write(formatSummary(summary) + '\n');
+      if (fromCache) process.stdout.write(`note: copied from the cache ${fromCache} (same inputs, options, JDK and komorium-ts build; --no-cache rewrites)\n`);
     }
   },
 };
+
+/** instrumentProgram through the content-hash cache (src/instrument/cache.ts) when `useCache`. */
+async function instrumentCached(req: InstrumentRequest, useCache: boolean): Promise<{ summary: InstrumentSummary; fromCache: string | null }> {
+  const root = cacheFolder();
+  const key = useCache ? cacheKey(req) : null;
+  if (key !== null) {
+    const found = await lookup(root, key, req).catch((e: Error) => ({ miss: `cache not readable: ${e.message}` }));
+    if ('hit' in found) return { summary: found.hit, fromCache: join(root, key) };
+    if (found.miss.startsWith('corrupt')) process.stderr.write(`warning: cache ${join(root, key)}: ${found.miss}; rewriting\n`);
+  }
+  const bar = progressBar('instrumenting');
+  let deps: string[] = [];
+  const summary = await instrumentProgram({ ...req, progress: bar?.update, extraClasspath: (p) => (deps = p) });
+  bar?.done();
+  if (key !== null) {
+    await store(root, key, req, summary, deps).catch((e: Error) => {
+      // The outputs are written; a cache that cannot be written only costs the next run its speed.
+      process.stderr.write(`warning: cache ${root} not written: ${e.message}\n`);
+    });
+  }
+  return { summary, fromCache: null };
+}
