@@ -337,6 +337,8 @@ export function writeReport(results, { md, figures, json = 'bench-results.json' 
   // Hand-written, with the A/B figures of each change: scripts/bench/optimizations.md.
   L.push(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'optimizations.md'), 'utf8').trimEnd());
   L.push('');
+  L.push('Issue 23 (plain `java` and HugeMethodLimit, the `instrument` cache, `instrument` against JaCoCo, hand-written): [BENCHMARKS-issue23.md](BENCHMARKS-issue23.md)');
+  L.push('');
 
   L.push('## How to run');
   L.push('');
