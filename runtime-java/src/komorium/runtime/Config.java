@@ -252,10 +252,21 @@ public final class Config {
         } catch (NumberFormatException e) {
             // reported below
         }
-        Report.error("komorium: -D" + name + "=" + v + " is not valid (expected an integer >= " + min
+        refuse(name, v, "an integer >= " + min);
+        return dflt;
+    }
+
+    /** The raw value of a property of a framework kind, or null when unset or blank. */
+    static String strictRaw(String name) {
+        String v = raw(name);
+        return v == null || v.trim().isEmpty() ? null : v.trim();
+    }
+
+    /** Stops the JVM (exit status 2) with one line naming a framework kind's property and what it expects. */
+    static void refuse(String name, String value, String expected) {
+        Report.error("komorium: -D" + name + "=" + value + " is not valid (expected " + expected
                 + "); the program was not started");
         Runtime.getRuntime().halt(2);
-        return dflt;
     }
 
     private static void invalid(String name, String value, String expected, String dflt) {
