@@ -6,7 +6,10 @@
 // problems than the original, FAIL when `instrument` refused it; methods left as they were are listed.
 // Exits 1 when a jar is BAD or FAIL.
 //
-//   npm run build && node scripts/sweep-jars.mjs [--dir /usr/share/java] [NAME-SUBSTRING...]
+//   npm run build && node scripts/sweep-jars.mjs [--dir /usr/share/java] [--instrument-args "…"] [NAME-SUBSTRING...]
+//
+// --instrument-args passes options to every `instrument`, e.g. "--profile subpaths" to sweep a
+// profile kind of the framework instead of Komorium.
 //
 // Every other jar of the folder is the classpath of both `instrument` and the verifier.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -19,8 +22,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 let dir = '/usr/share/java';
 const filters = [];
+let instrumentArgs = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--dir') dir = args[++i];
+  else if (args[i] === '--instrument-args') instrumentArgs = args[++i].split(/\s+/).filter(Boolean);
   else filters.push(args[i]);
 }
 const cli = join(root, 'bin', 'komorium-ts.js');
@@ -67,7 +72,7 @@ try {
     const report = join(work, 'report.json');
     rmSync(out, { force: true });
     const t0 = Date.now();
-    const r = spawnSync('node', [cli, 'instrument', jar, '-o', out, '-q', '--report-json', report, '--classpath', ...cp], { encoding: 'utf8', maxBuffer: 1 << 30 });
+    const r = spawnSync('node', [cli, 'instrument', jar, '-o', out, '-q', ...instrumentArgs, '--report-json', report, '--classpath', ...cp], { encoding: 'utf8', maxBuffer: 1 << 30 });
     const ms = Date.now() - t0;
     if (r.status !== 0) {
       bad++;

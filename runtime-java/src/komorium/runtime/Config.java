@@ -273,7 +273,7 @@ public final class Config {
         Report.error("komorium: ignoring -D" + name + "=" + value + " (expected " + expected + "); using " + dflt);
     }
 
-    private static String outPath(String out) {
+    static String outPath(String out) {
         String path = out.replace("%p", String.valueOf(pid()));
         // Resolved now: the working directory of a JVM cannot change, but relative paths would be
         // resolved again by every File operation; one absolute path is simpler to report.
