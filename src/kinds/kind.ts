@@ -12,6 +12,7 @@ import type { SiteEntry } from '../profile/document.js';
 import type { LayoutName } from '../framework/layout/context.js';
 import type { TableIds } from '../profile/write.js';
 import type { NameOptions } from '../report/names.js';
+import type { BlockCodeLookup } from '../report/block-code.js';
 
 export interface ReportOptions extends NameOptions {
   /** Rows per table. */
@@ -20,8 +21,10 @@ export interface ReportOptions extends NameOptions {
   method?: (m: MethodEntry) => boolean;
   /** Every row in full (`report --subpaths`): a kind may list what a row is made of. */
   detail?: boolean;
-  /** The bytecode of the block that starts at a site, where the report was given the classes (`--classes`). */
-  blockCode?: (site: SiteEntry) => string[] | null;
+  /** The bytecode and source lines of the block that starts at a site, where the report was given the classes (`--classes`). */
+  blockCode?: BlockCodeLookup;
+  /** Folders of source files (`--source-path`), for views that show source lines. */
+  sourcePath?: readonly string[];
 }
 
 /** The comparison of a sampled profile with the exhaustive one (seed 000 §4.4). */
@@ -46,6 +49,8 @@ export interface SectionCodec<S> {
   /** Sums sections of the same kind; throws KomoriumError naming files when they cannot be summed. */
   merge(sections: S[], names: string[]): S;
   report(s: S, opts: ReportOptions): string;
+  /** A self-contained HTML page of the section, for kinds that have one (`report -o x.html`). */
+  html?(s: S, opts: ReportOptions): string;
   accuracy(exact: S, sampled: S): Accuracy;
 }
 

@@ -14,9 +14,11 @@ import { byEstimate, estimateOf, type Subpath, type SubpathsSection } from './mo
 export function segments(blocks: readonly SiteEntry[], opts: ReportOptions): string[] {
   const out: { method: SiteEntry['method']; lines: number[] }[] = [];
   for (const b of blocks) {
+    // A block's own lines where the classes were given, else the line it starts on.
+    const lines = opts.blockCode?.(b)?.lines ?? [b.line];
     const last = out[out.length - 1];
-    if (last && last.method === b.method) last.lines.push(b.line);
-    else out.push({ method: b.method, lines: [b.line] });
+    if (last && last.method === b.method) last.lines.push(...lines);
+    else out.push({ method: b.method, lines: [...lines] });
   }
   return out.map(({ method, lines }) => {
     const known = lines.filter((l) => l >= 0);
@@ -63,7 +65,7 @@ function blockLines(p: Subpath, opts: ReportOptions): string[] {
   p.blocks.forEach((b, i) => {
     out.push(`      ${i + 1}. ${methodName(b.method, opts)} bci ${b.bci}${b.line >= 0 ? `, line ${b.line}` : ''}`);
     const code = opts.blockCode?.(b);
-    if (code) out.push(...code.map((l) => `           ${l}`));
+    if (code) out.push(...code.text.map((l) => `           ${l}`));
   });
   return out;
 }

@@ -10,6 +10,7 @@ import type { IdStats, LengthStats, SubpathMode, SubpathsSection } from './model
 import { mergeSubpaths } from './merge.js';
 import { reportSubpaths } from './report.js';
 import { subpathsAccuracy } from './accuracy.js';
+import { subpathsHtml } from './html.js';
 
 const RECORDS = ['mode', 'maxLength', 'confidence', 'blocks', 'threads', 'rate', 'memory', 'peakEntries', 'memoryBytes', 'resamples', 'exactLimit', 'length', 'ids', 'subpath'];
 const MODES: readonly SubpathMode[] = ['sample', 'skip', 'exact'];
@@ -103,6 +104,7 @@ export const subpathsSection: SectionCodec<SubpathsSection> = {
   merge: mergeSubpaths,
   report: reportSubpaths,
   accuracy: subpathsAccuracy,
+  html: subpathsHtml,
 };
 
 function compareLists(a: number[], b: number[]): number {
