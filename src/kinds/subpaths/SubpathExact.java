@@ -10,7 +10,7 @@ package komorium.runtime;
  * by the 64-bit identifier of the sampling mode, and by the thesis' XOR identifier.
  */
 final class SubpathExact {
-    private static final int LIMIT = SubpathConfig.exactLimit();
+    private static final int LIMIT = Subpaths.EXACT_LIMIT;
     private static final Object LOCK = new Object();
 
     private static int capacity = 1 << 12;

@@ -9,12 +9,12 @@ package komorium.runtime;
  * synchronized (a subpath is finished once every f/5 blocks or so, §3).
  */
 final class SubpathHotList {
-    private static final int LIMIT = SubpathConfig.memory();
+    private static final int LIMIT = Subpaths.MEMORY;
     /** Counts up to this are thinned coin by coin, larger ones with the normal approximation of the binomial. */
     private static final int EXACT_THINNING = 1000;
 
     private static final Object LOCK = new Object();
-    private static volatile int rate = SubpathConfig.interval();
+    private static volatile int rate = Subpaths.INTERVAL;
     private static int capacity = Integer.highestOneBit(4 * LIMIT - 1);
     private static long[] ids = new long[capacity];
     private static long[] counts = new long[capacity];

@@ -37,13 +37,13 @@ final class SubpathSection implements Profiles.Section {
         FrameworkSection.start(file, kind());
         file.record("mode", MODES[Subpaths.MODE]);
         file.record("maxLength", Subpaths.MAX_LENGTH);
-        file.record("confidence", SubpathConfig.confidence());
+        file.record("confidence", Subpaths.CONFIDENCE);
         file.record("blocks", blocks);
         file.record("threads", states.size());
         int[][] seqs;
         long[] counts;
         if (Subpaths.MODE == Subpaths.MODE_EXACT) {
-            SubpathExact.Snapshot x = SubpathExact.snapshot(SubpathConfig.exactTop());
+            SubpathExact.Snapshot x = SubpathExact.snapshot(Subpaths.EXACT_TOP);
             file.record("rate", 1);
             file.record("exactLimit", x.limit);
             for (int log = 1; log <= Subpaths.LOG_MAX; log++) {

@@ -30,6 +30,12 @@ public final class Subpaths {
     /** N: subpaths of 2^1 .. 2^N blocks. */
     static final int LOG_MAX = SubpathConfig.logMaxLength();
     static final int MAX_LENGTH = 1 << LOG_MAX;
+    // Every setting is read now, in every mode, so that a bad value stops the program before it runs.
+    static final String CONFIDENCE = SubpathConfig.confidence();
+    static final int MEMORY = SubpathConfig.memory();
+    static final int INTERVAL = SubpathConfig.interval();
+    static final int EXACT_LIMIT = SubpathConfig.exactLimit();
+    static final int EXACT_TOP = SubpathConfig.exactTop();
 
     private static final List<SubpathState> STATES = new ArrayList<SubpathState>();
     private static final ThreadLocal<SubpathState> MINE = new ThreadLocal<SubpathState>() {
