@@ -31,7 +31,8 @@ const HELP = `usage: node scripts/bench.mjs [options]     (npm run bench -- [opt
   --komorium-jvm-args "…" JVM options of komorium runs (default "-XX:-DontCompileHugeMethods", as \`komorium-ts run\`)
   --report-only           regenerate BENCHMARKS.md and figures from the JSON, run nothing
   --json PATH  --md PATH  --figures DIR   outputs (default bench-results.json, BENCHMARKS.md, scripts/bench/figures)
-  --no-install            do not run scripts/install-bench-deps.sh first`;
+  --no-install            do not run scripts/install-bench-deps.sh first
+  --subpaths …            the subpaths kind (issue 22) instead: BENCHMARKS-subpaths.md (--subpaths --help)`;
 
 function parseArgs(argv) {
   const env = process.env;
@@ -460,6 +461,8 @@ function saveJson(path, results) {
 }
 
 async function main() {
+  // Issue 22's subpaths kind has a driver and a page of its own.
+  if (process.argv[2] === '--subpaths') return (await import('./bench/subpaths.mjs')).benchSubpaths(process.argv.slice(3));
   const opts = parseArgs(process.argv.slice(2));
   if (opts.reportOnly) {
     const results = JSON.parse(readFileSync(opts.json, 'utf8'));

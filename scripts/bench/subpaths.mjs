@@ -1,0 +1,234 @@
+// `npm run bench -- --subpaths` (issue 22): the subpaths kind (seed 003, OSP) on the bench workloads,
+// the thesis' Tables 4.1–4.10 recomputed: blocks and subpaths, overhead split into skipping and
+// sampling (t1 uninstrumented, t2 sampling, t3 skip logic alone, A/B interleaved, median), the hot
+// list's memory, and the sample against the exact count of every subpath. Writes bench-subpaths.json
+// and BENCHMARKS-subpaths.md. See `node scripts/bench.mjs --subpaths --help`.
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { spawnSync } from 'node:child_process';
+import { CACHE, REPO, WORKLOADS, driversDir, javaBin } from './workloads.mjs';
+import { collectFiles, freshDir, log, median, rotate, runProcess, sh } from './util.mjs';
+import { accuracySpec } from './subpaths/inputs.mjs';
+import { writeSubpathsReport } from './subpaths/report.mjs';
+
+const HELP = `usage: node scripts/bench.mjs --subpaths [options]
+  --reps N            timed repetitions of each configuration (default 5)
+  --workloads a,b     subset of: ${WORKLOADS.map((w) => w.id).join(', ')}
+  --skip x,y          skip parts: timing, accuracy, micro
+  --report-only       rewrite BENCHMARKS-subpaths.md from bench-subpaths.json
+  --no-install        do not run scripts/install-bench-deps.sh first`;
+
+const SNAPSHOT = join(CACHE, 'subpaths-snapshot');
+const JSON_OUT = join(REPO, 'bench-subpaths.json');
+const MD_OUT = join(REPO, 'BENCHMARKS-subpaths.md');
+/** Distinct subpaths the exact runs may keep (-Dkomorium.subpaths.exactLimit), and their heap. */
+const EXACT_LIMIT = 8_000_000;
+const EXACT_HEAP = '-Xmx6g';
+
+function parseArgs(argv) {
+  const o = { reps: 5, workloads: null, skip: new Set(), reportOnly: false, install: true };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--reps') o.reps = Number(argv[++i]);
+    else if (a === '--workloads') o.workloads = argv[++i].split(',');
+    else if (a === '--skip') argv[++i].split(',').forEach((s) => o.skip.add(s));
+    else if (a === '--report-only') o.reportOnly = true;
+    else if (a === '--no-install') o.install = false;
+    else if (a === '--help' || a === '-h') {
+      console.log(HELP);
+      process.exit(0);
+    } else throw new Error(`unknown option ${a}\n${HELP}`);
+  }
+  if (!(o.reps >= 1)) throw new Error('--reps must be at least 1');
+  return o;
+}
+
+const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
+/** The build this run uses, copied at its start so that a rebuild meanwhile cannot mix two versions. */
+function snapshot() {
+  freshDir(SNAPSHOT);
+  for (const p of ['bin', 'dist', 'package.json']) cpSync(join(REPO, p), join(SNAPSHOT, p), { recursive: true, filter: (s) => !s.endsWith('.map') });
+  mkdirSync(join(SNAPSHOT, 'runtime-java', 'build'), { recursive: true });
+  cpSync(join(REPO, 'runtime-java', 'build', 'komorium-runtime.jar'), join(SNAPSHOT, 'runtime-java', 'build', 'komorium-runtime.jar'));
+}
+
+async function distModules() {
+  const dist = (p) => import(pathToFileURL(join(SNAPSHOT, 'dist', p)).href);
+  const [read, doc, kinds, acc, est] = await Promise.all([
+    dist('profile/read.js'), dist('profile/document.js'), dist('kinds/index.js'), dist('kinds/subpaths/accuracy.js'), dist('kinds/subpaths/estimate.js'),
+  ]);
+  return {
+    section(path) {
+      const d = read.readDocument(path);
+      const raw = d.sections.find((s) => s.kind === 'subpaths');
+      return kinds.kindNamed('subpaths').section.read(new doc.SectionReader(d, raw));
+    },
+    compareTop: acc.compareTop,
+    chernoffBound: est.chernoffBound,
+  };
+}
+
+async function instrument(spec, dir) {
+  freshDir(dir);
+  const out = [];
+  for (const jar of spec.instrument) {
+    const dest = join(dir, basename(jar));
+    const cp = [...spec.instrument.filter((j) => j !== jar), ...spec.lib];
+    const r = await runProcess(process.execPath, [join(SNAPSHOT, 'bin', 'komorium-ts.js'), 'instrument', jar, '-o', dest, '--profile', 'subpaths', ...(cp.length ? ['--classpath', ...cp] : [])]);
+    if (r.code !== 0) throw new Error(`instrument ${jar} failed: ${r.stderr}`);
+    const fallbacks = /fallbacks .*?(\d+) were left as they were/.exec(r.stdout.toString());
+    out.push({ jar: dest, left: fallbacks ? Number(fallbacks[1]) : 0, summary: r.stdout.toString().trim().split('\n').slice(1, 5).join(' | ') });
+  }
+  return out;
+}
+
+/** Exit code, stdout, stderr and every file the run wrote in its working directory. */
+function outcome(r, cwd) {
+  return { code: r.code, stdout: r.stdout, stderr: r.stderr, files: collectFiles(cwd) };
+}
+
+function differences(a, b) {
+  const d = [];
+  if (a.code !== b.code) d.push(`exit ${b.code} instead of ${a.code}`);
+  if (!a.stdout.equals(b.stdout)) d.push('stdout differs');
+  if (!a.stderr.equals(b.stderr)) d.push(`stderr differs: ${b.stderr.toString().trim().split('\n').slice(-2).join(' | ').slice(0, 300)}`);
+  for (const n of new Set([...a.files.keys(), ...b.files.keys()])) {
+    if (!a.files.has(n) || !b.files.has(n) || !a.files.get(n).equals(b.files.get(n))) d.push(`file ${n} differs or is missing`);
+  }
+  return d;
+}
+
+const CONFIGS = {
+  base: null,
+  sample: [],
+  skip: ['-Dkomorium.subpaths.mode=skip'],
+  exact: ['-Dkomorium.subpaths.mode=exact', `-Dkomorium.subpaths.exactLimit=${EXACT_LIMIT}`, EXACT_HEAP],
+};
+
+function runner(spec, jars, wdir, drivers) {
+  const extra = spec.drivers ? [drivers] : [];
+  return async (cfg, tag, s = spec) => {
+    const cwd = freshDir(join(wdir, 'run'));
+    const cp = cfg === 'base' ? [...s.instrument, ...s.lib, ...extra] : [...jars.map((j) => j.jar), ...s.lib, ...extra];
+    const out = join(wdir, `${cfg}-${tag}.kprof`);
+    const props = cfg === 'base' ? [] : ['-Dkomorium.quiet=true', `-Dkomorium.out=${out}`, ...CONFIGS[cfg]];
+    const r = await runProcess(javaBin('java'), [...props, '-cp', cp.join(':'), s.main, ...s.args], { cwd, timeFile: join(wdir, '.time'), timeoutMs: 4 * 3_600_000 });
+    return { r, outcome: outcome(r, cwd), profile: out };
+  };
+}
+
+async function timing(wl, run, reps, res) {
+  const ref = (await run('base', 'v')).outcome;
+  res.deterministic = differences(ref, (await run('base', 'v2')).outcome);
+  res.verified = {};
+  for (const cfg of ['sample', 'skip']) {
+    const v = await run(cfg, 'v');
+    res.verified[cfg] = differences(ref, v.outcome);
+    log(`${wl.id}: ${cfg} ${res.verified[cfg].length ? `OUTPUT DIFFERS: ${res.verified[cfg].join('; ')}` : 'output identical'} (${(v.r.wallMs / 1000).toFixed(1)} s)`);
+  }
+  const cfgs = ['base', 'sample', 'skip'];
+  res.times = Object.fromEntries(cfgs.map((c) => [c, []]));
+  res.rss = Object.fromEntries(cfgs.map((c) => [c, []]));
+  res.loads = [];
+  for (let rep = 0; rep < reps; rep++) {
+    res.loads.push(loadavg());
+    for (const cfg of rotate(cfgs, rep)) {
+      const { r, outcome: o } = await run(cfg, `r${rep}`);
+      const d = differences(ref, o);
+      if (d.length) log(`${wl.id}: ${cfg} rep ${rep} OUTPUT DIFFERS: ${d.join('; ')}`);
+      res.times[cfg].push(r.wallMs);
+      res.rss[cfg].push(r.maxRssKb);
+    }
+    log(`${wl.id}: rep ${rep + 1}/${reps}: ${cfgs.map((c) => `${c}=${(res.times[c][rep] / 1000).toFixed(2)}`).join(' ')} (load ${res.loads[rep]})`);
+  }
+  res.median = Object.fromEntries(cfgs.map((c) => [c, median(res.times[c])]));
+  res.ratio = Object.fromEntries(cfgs.map((c) => [c, median(res.times[c].map((t, i) => t / res.times.base[i]))]));
+}
+
+/** Sampled and exact profiles of the same (possibly smaller) input: Tables 4.1, 4.6, 4.8–4.10. */
+async function accuracy(wl, spec, run, lib, res) {
+  const acc = accuracySpec(wl.id, spec);
+  res.accuracyInput = acc.note;
+  const ref = (await run('base', 'a', acc.spec)).outcome;
+  const s = await run('sample', 'a', acc.spec);
+  const t0 = Date.now();
+  const e = await run('exact', 'a', acc.spec);
+  res.exactSeconds = (Date.now() - t0) / 1000;
+  res.accuracyVerified = { sample: differences(ref, s.outcome), exact: differences(ref, e.outcome) };
+  const sample = lib.section(s.profile);
+  const exact = lib.section(e.profile);
+  const { subpaths: _s, header: _h, ...sampleStats } = sample;
+  const { subpaths: _e, header: _h2, ...exactStats } = exact;
+  res.sample = { ...sampleStats, entries: sample.subpaths.length, sampledTotal: sample.subpaths.reduce((n, p) => n + p.count, 0) };
+  res.exact = { ...exactStats, listed: exact.subpaths.length };
+  const top = lib.compareTop(exact, sample, 20, 10);
+  res.top = { ...top, rows: top.rows.map((r) => ({ ...r, bound: Number.isFinite(r.bound) ? r.bound : null })) };
+  const hottest = [...sample.subpaths].sort((a, b) => b.count - a.count);
+  res.chernoff = [0, 4].filter((i) => hottest[i]).map((i) => ({
+    rank: i + 1,
+    count: hottest[i].count,
+    s1: lib.chernoffBound(hottest[i].count, 0.95, 'two'),
+    s2: lib.chernoffBound(hottest[i].count, 0.95, 'one'),
+    s3: lib.chernoffBound(hottest[i].count, 0.8, 'two'),
+    s4: lib.chernoffBound(hottest[i].count, 0.8, 'one'),
+  }));
+  log(`${wl.id}: exact ${exact.blocks} blocks in ${res.exactSeconds.toFixed(0)} s; top 10 found ${top.trueTopFound}/10, coverage ${(top.coverage * 100).toFixed(0)}%`);
+}
+
+async function micro(lib) {
+  const dir = freshDir(join(CACHE, 'work', 'subpaths-micro'));
+  sh(javaBin('javac'), ['--release', '11', '-d', join(dir, 'classes'), join(REPO, 'scripts', 'bench', 'subpaths', 'OspMicro.java')]);
+  sh(javaBin('jar'), ['cf', join(dir, 'micro.jar'), '-C', join(dir, 'classes'), '.']);
+  const inst = await instrument({ instrument: [join(dir, 'micro.jar')], lib: [] }, join(dir, 'inst'));
+  const parse = (r) => Object.fromEntries(r.stdout.toString().trim().split('\n').map((l) => l.split('\t')).map(([k, v]) => [k, Number(v)]));
+  const runs = { base: [], sample: [] };
+  for (let rep = 0; rep < 3; rep++) {
+    runs.base.push(parse(await runProcess(javaBin('java'), ['-cp', join(dir, 'micro.jar'), 'OspMicro'])));
+    runs.sample.push(parse(await runProcess(javaBin('java'), ['-Dkomorium.quiet=true', `-Dkomorium.out=${join(dir, 'm.kprof')}`, '-cp', inst[0].jar, 'OspMicro'])));
+  }
+  const ops = Object.keys(runs.base[0]);
+  return { load: loadavg(), rows: ops.map((op) => ({ op, base: median(runs.base.map((r) => r[op])), sample: median(runs.sample.map((r) => r[op])) })) };
+}
+
+function save(results) {
+  const tmp = `${JSON_OUT}.tmp`;
+  writeFileSync(tmp, JSON.stringify(results, null, 1) + '\n');
+  renameSync(tmp, JSON_OUT);
+}
+
+export async function benchSubpaths(argv) {
+  const o = parseArgs(argv);
+  if (o.reportOnly) return writeSubpathsReport(JSON.parse(readFileSync(JSON_OUT, 'utf8')), MD_OUT);
+  if (o.install && spawnSync('bash', [join(REPO, 'scripts', 'install-bench-deps.sh')], { stdio: 'inherit' }).status !== 0) throw new Error('install-bench-deps.sh failed');
+  snapshot();
+  const lib = await distModules();
+  const git = (a) => spawnSync('git', a, { cwd: REPO, encoding: 'utf8' }).stdout.trim();
+  const results = existsSync(JSON_OUT) && o.workloads ? JSON.parse(readFileSync(JSON_OUT, 'utf8')) : { workloads: {} };
+  Object.assign(results, { format: 'komorium-bench-subpaths/1', startedAt: new Date().toISOString(), commit: git(['rev-parse', '--short', 'HEAD']), reps: o.reps, loadAtStart: loadavg(), jdk: spawnSync(javaBin('java'), ['-version'], { encoding: 'utf8' }).stderr.split('\n')[0] });
+  const drivers = driversDir();
+  for (const wl of WORKLOADS.filter((w) => !o.workloads || o.workloads.includes(w.id))) {
+    const spec = wl.setup({ quick: false });
+    const wdir = freshDir(join(CACHE, 'work', `subpaths-${wl.id}`));
+    const res = { id: wl.id, title: wl.title, input: wl.input, note: spec.note ?? null };
+    try {
+      const jars = await instrument(spec, join(wdir, 'jars'));
+      res.instrumented = jars.map((j) => ({ jar: basename(j.jar), left: j.left, summary: j.summary }));
+      const run = runner(spec, jars, wdir, drivers);
+      if (!o.skip.has('timing')) await timing(wl, run, o.reps, res);
+      if (!o.skip.has('accuracy')) await accuracy(wl, spec, run, lib, res);
+    } catch (e) {
+      log(`${wl.id}: FAILED: ${e.stack ?? e}`);
+      res.error = String(e.message ?? e);
+    }
+    results.workloads[wl.id] = res;
+    save(results);
+  }
+  if (!o.skip.has('micro')) results.micro = await micro(lib);
+  results.finishedAt = new Date().toISOString();
+  results.loadAtEnd = loadavg();
+  save(results);
+  writeSubpathsReport(results, MD_OUT);
+  log(`wrote ${relative(REPO, JSON_OUT)} and ${relative(REPO, MD_OUT)}`);
+}

@@ -1,0 +1,181 @@
+// BENCHMARKS-subpaths.md from bench-subpaths.json: the thesis' Tables 4.1–4.10 (seed 003) for the
+// bench workloads, the issue's targets, and what subpath identifiers lose.
+import { writeFileSync } from 'node:fs';
+import { geomean } from '../util.mjs';
+
+const int = (x) => (x == null ? '–' : Math.round(x).toLocaleString('en-US'));
+const pct = (x, d = 2) => (x == null || !Number.isFinite(x) ? '–' : `${(x * 100).toFixed(d)}%`);
+const secs = (ms) => (ms == null ? '–' : `${(ms / 1000).toFixed(2)}`);
+const ratio = (x) => (x == null ? '–' : `${x.toFixed(2)}×`);
+const met = (ok) => (ok == null ? '**n/a**' : ok ? '**MET**' : '**NOT MET**');
+const row = (cells) => `| ${cells.join(' | ')} |`;
+const head = (cells) => [row(cells), row(cells.map(() => '---'))];
+
+function stdev(xs) {
+  const v = xs.filter((x) => Number.isFinite(x));
+  if (v.length < 2) return null;
+  const m = v.reduce((a, b) => a + b, 0) / v.length;
+  return Math.sqrt(v.reduce((a, b) => a + (b - m) ** 2, 0) / (v.length - 1));
+}
+
+function targets(wls) {
+  const timed = wls.filter((w) => w.ratio);
+  const acc = wls.filter((w) => w.top);
+  const gm = geomean(timed.map((w) => w.ratio.sample));
+  const errs = acc.map((w) => Math.max(...w.top.trueTopErrors.map((e) => (e == null ? Infinity : e))));
+  const mem = wls.filter((w) => w.sample);
+  return [
+    ...head(['target', 'measured', '']),
+    row(['total overhead ≤ 1.5× (geometric mean, default settings)', `${ratio(gm)} over ${timed.length} workloads (${timed.map((w) => `${w.id} ${ratio(w.ratio.sample)}`).join(', ')}); skip logic alone ${ratio(geomean(timed.map((w) => w.ratio.skip)))}`, met(timed.length ? gm <= 1.5 : null)]),
+    row(['the true top 10 all in the reported top 20, every workload', acc.map((w) => `${w.id} ${w.top.trueTopFound}/${w.top.trueTop}`).join(', '), met(acc.length ? acc.every((w) => w.top.trueTopFound === w.top.trueTop) : null)]),
+    row(['count error ≤ 5% on the true top 10', acc.map((w, i) => `${w.id} ≤ ${pct(errs[i])}`).join(', '), met(acc.length ? errs.every((e) => e <= 0.05) : null)]),
+    row(['true count within the Chernoff bound (95%) for ≥ 95% of the reported top 20', acc.map((w) => `${w.id} ${pct(w.top.coverage, 0)}`).join(', '), met(acc.length ? acc.every((w) => w.top.coverage >= 0.95) : null)]),
+    row(['hot-list memory under the configured limit, every workload', mem.map((w) => `${w.id} ${int(w.sample.peakEntries)}/${int(w.sample.memory)} entries`).join(', '), met(mem.length ? mem.every((w) => w.sample.peakEntries <= w.sample.memory) : null)]),
+  ];
+}
+
+function table41(wls) {
+  const out = head(['workload', 'input of the exact run', 'basic blocks', 'subpaths (2..32 blocks)', 'distinct subpaths', 'exact run']);
+  for (const w of wls.filter((x) => x.exact)) {
+    const total = w.exact.lengths.reduce((n, l) => n + l.total, 0);
+    out.push(row([w.id, w.accuracyInput, int(w.exact.blocks), int(total), int(w.exact.ids?.exact), `${int(w.exactSeconds)} s`]));
+  }
+  return out;
+}
+
+function tableIds(wls) {
+  const out = head(['workload', 'distinct in execution order', 'up to rotation (exact identity)', '64-bit identifiers', 'collisions', 'XOR + length (thesis)', 'merged by XOR']);
+  for (const w of wls.filter((x) => x.exact?.ids)) {
+    const i = w.exact.ids;
+    out.push(row([w.id, i.ordered < 0 ? 'over the limit' : int(i.ordered), int(i.exact), int(i.hash64), int(i.exact - i.hash64), int(i.xor), pct((i.exact - i.xor) / i.exact, 1)]));
+  }
+  return out;
+}
+
+function table42(wls) {
+  const out = head(['workload', 'orig. t1 (s)', 'stdev', 'instr. t2 (s)', 'stdev', 'skipping t3 (s)', 'stdev', 'load averages (per repetition)']);
+  for (const w of wls.filter((x) => x.times)) {
+    const m = w.median;
+    out.push(row([w.id, secs(m.base), secs(stdev(w.times.base)), secs(m.sample), secs(stdev(w.times.sample)), secs(m.skip), secs(stdev(w.times.skip)), w.loads.join('; ')]));
+  }
+  return out;
+}
+
+function table43(wls) {
+  const out = head(['workload', 't2/t1 (median of per-repetition ratios)', 'total overhead (t2−t1)/t1', 'skipping (t3−t1)/t1', 'sampling (t2−t3)/t1']);
+  for (const w of wls.filter((x) => x.times)) {
+    const m = w.median;
+    out.push(row([w.id, ratio(w.ratio.sample), pct((m.sample - m.base) / m.base, 0), pct((m.skip - m.base) / m.base, 0), pct((m.sample - m.skip) / m.base, 0)]));
+  }
+  return out;
+}
+
+function table44(micro) {
+  if (!micro) return ['(not measured)'];
+  const out = head(['operation', 'ops/s original', 'ops/s instrumented', 'ratio']);
+  for (const r of micro.rows) out.push(row([r.op, r.base.toExponential(2), r.sample.toExponential(2), (r.base / r.sample).toFixed(2)]));
+  out.push('', `Load average when measured: ${micro.load}.`);
+  return out;
+}
+
+function table45(wls) {
+  const rows = wls.filter((w) => w.times && w.exact && w.accuracyInput === 'the same as the timed runs');
+  if (rows.length === 0) return ['(needs the timed and exact runs on the same input)'];
+  const b1 = rows.map((w) => w.median.base / w.exact.blocks);
+  const b2 = rows.map((w) => w.median.base / (w.median.skip - w.median.base));
+  const m1 = Math.min(...b1);
+  const m2 = Math.min(...b2.filter((x) => x > 0));
+  const out = head(['workload', 'β1 = t1 / blocks (normalized)', 'β2 = 1 / skipping overhead (normalized)', 'error']);
+  rows.forEach((w, i) => out.push(row([w.id, (b1[i] / m1).toFixed(2), b2[i] > 0 ? (b2[i] / m2).toFixed(2) : '–', b2[i] > 0 ? pct(Math.abs(b1[i] / m1 - b2[i] / m2) / (b1[i] / m1), 1) : '–'])));
+  return out;
+}
+
+function table46(wls) {
+  const out = head(['workload', 'subpaths in the sample (with repetition)', 'distinct in the sample', 'gain', 'f at the end', 'resamples']);
+  for (const w of wls.filter((x) => x.sample)) {
+    out.push(row([w.id, int(w.sample.sampledTotal), int(w.sample.entries), (w.sample.sampledTotal / Math.max(1, w.sample.entries)).toFixed(2), int(w.sample.rate), int(w.sample.resamples)]));
+  }
+  return out;
+}
+
+function table47(wls) {
+  const out = head(['workload', 'hot-list limit (entries)', 'peak entries', 'hot-list bytes at peak', 'peak RSS original', 'peak RSS instrumented']);
+  for (const w of wls.filter((x) => x.sample)) {
+    const rss = (c) => (w.rss?.[c]?.length ? `${int(Math.max(...w.rss[c]) / 1024)} MiB` : '–');
+    out.push(row([w.id, int(w.sample.memory), int(w.sample.peakEntries), `${int(w.sample.memoryBytes / 1024)} KiB`, rss('base'), rss('sample')]));
+  }
+  return out;
+}
+
+function table48(w) {
+  const out = [`**${w.id}** (${w.accuracyInput}; f = ${int(w.sample.rate)}):`, '', ...head(['sample rank', 'exact rank', 'length', 'sample count', 'estimated count', 'exact count', 'error', 'Chernoff bound (95%)', 'within', 'runs through'])];
+  for (const r of w.top.rows) {
+    out.push(row([r.sampleRank, r.exactRank ?? `> ${int(w.exact.listed)}`, r.length, int(r.sampleCount), int(r.estimate), int(r.exactCount), pct(r.error), pct(r.bound), r.withinBound == null ? '–' : r.withinBound ? 'yes' : '**no**', r.name.length > 90 ? `${r.name.slice(0, 90)}…` : r.name]));
+  }
+  return out;
+}
+
+function table49(wls, rank) {
+  const out = head(['workload', 'count', 'σ1 (95%, two-sided)', 'σ2 (95%, one-sided)', 'σ3 (80%, two-sided)', 'σ4 (80%, one-sided)']);
+  for (const w of wls.filter((x) => x.chernoff)) {
+    const c = w.chernoff.find((x) => x.rank === rank);
+    if (c) out.push(row([w.id, int(c.count), pct(c.s1), pct(c.s2), pct(c.s3), pct(c.s4)]));
+  }
+  return out;
+}
+
+export function writeSubpathsReport(results, path) {
+  const wls = Object.values(results.workloads);
+  const L = [
+    '# Subpaths (seed 003, OSP) on the bench workloads',
+    '',
+    `Generated by \`npm run bench -- --subpaths\` (scripts/bench/subpaths.mjs) from \`bench-subpaths.json\`; \`node scripts/bench.mjs --subpaths --report-only\` rewrites this page. Run ${results.startedAt} – ${results.finishedAt ?? '(unfinished)'}, commit \`${results.commit}\`, ${results.jdk}, 2 cores shared with other jobs: load average ${results.loadAtStart} at the start, ${results.loadAtEnd ?? '?'} at the end (per repetition in Table 4.2).`,
+    '',
+    'Default settings: `-Dkomorium.subpaths.interval=1000` (f starts at 1,000), `memory=4096` entries, `maxLength=32`, `confidence=0.95`; every instrumented jar with `--profile subpaths` (exhaustive layout). Times are whole-process wall times, JVM start included, the three configurations round-robin with the order rotated every repetition, median of ' + results.reps + '.',
+    '',
+    ...wls.filter((w) => w.error).map((w) => `- **${w.id} failed**: ${w.error}`),
+    '## Targets',
+    '',
+    ...targets(wls),
+    '',
+    '## Table 4.1: blocks and subpaths (exact runs)',
+    '',
+    ...table41(wls),
+    '',
+    '## What identifiers lose (exact runs)',
+    '',
+    'Distinct subpaths of 2..32 blocks counted four ways: as executed, up to rotation (the identity the kind uses: a loop of n blocks entered anywhere is one subpath), by the 64-bit identifier the sampling mode keeps, and by the thesis\' XOR of the block numbers and the length.',
+    '',
+    ...tableIds(wls),
+    '',
+    '## Table 4.2: running times',
+    '',
+    ...table42(wls),
+    '',
+    '## Table 4.3: overhead, split into skipping and sampling',
+    '',
+    ...table43(wls),
+    '',
+    '## Table 4.4: kinds of operation (scripts/bench/subpaths/OspMicro.java, median of 3)',
+    '',
+    ...table44(results.micro),
+    '',
+    '## Table 4.5: the cost of a block, two ways (workloads whose exact run had the timed input)',
+    '',
+    ...table45(wls),
+    '',
+    '## Table 4.6: the sample',
+    '',
+    ...table46(wls),
+    '',
+    '## Table 4.7: memory',
+    '',
+    ...table47(wls),
+    '',
+    '## Table 4.8: the top 20 of the sample against the exact counts',
+    '',
+  ];
+  for (const w of wls.filter((x) => x.top)) L.push(...table48(w), '');
+  L.push('## Table 4.9: Chernoff bounds of the hottest subpath in the sample', '', ...table49(wls, 1), '', '## Table 4.10: of the fifth hottest', '', ...table49(wls, 5), '');
+  writeFileSync(path, L.join('\n'));
+}
