@@ -205,13 +205,17 @@ export async function benchSubpaths(argv) {
   snapshot();
   const lib = await distModules();
   const git = (a) => spawnSync('git', a, { cwd: REPO, encoding: 'utf8' }).stdout.trim();
-  const results = existsSync(JSON_OUT) && o.workloads ? JSON.parse(readFileSync(JSON_OUT, 'utf8')) : { workloads: {} };
-  Object.assign(results, { format: 'komorium-bench-subpaths/1', startedAt: new Date().toISOString(), commit: git(['rev-parse', '--short', 'HEAD']), reps: o.reps, loadAtStart: loadavg(), jdk: spawnSync(javaBin('java'), ['-version'], { encoding: 'utf8' }).stderr.split('\n')[0] });
+  // Parts run separately (--skip, --workloads) update the results of earlier runs.
+  const results = existsSync(JSON_OUT) ? JSON.parse(readFileSync(JSON_OUT, 'utf8')) : { workloads: {} };
+  const part = { startedAt: new Date().toISOString(), commit: git(['rev-parse', '--short', 'HEAD']), loadAtStart: loadavg(), skipped: [...o.skip], workloads: o.workloads };
+  results.runs = [...(results.runs ?? []), part];
+  Object.assign(results, { format: 'komorium-bench-subpaths/1', reps: o.skip.has('timing') ? results.reps : o.reps, jdk: spawnSync(javaBin('java'), ['-version'], { encoding: 'utf8' }).stderr.split('\n')[0] });
   const drivers = driversDir();
   for (const wl of WORKLOADS.filter((w) => !o.workloads || o.workloads.includes(w.id))) {
     const spec = wl.setup({ quick: false });
     const wdir = freshDir(join(CACHE, 'work', `subpaths-${wl.id}`));
-    const res = { id: wl.id, title: wl.title, input: wl.input, note: spec.note ?? null };
+    const res = { ...results.workloads[wl.id], id: wl.id, title: wl.title, input: wl.input, note: spec.note ?? null };
+    delete res.error;
     try {
       const jars = await instrument(spec, join(wdir, 'jars'));
       res.instrumented = jars.map((j) => ({ jar: basename(j.jar), left: j.left, summary: j.summary }));
@@ -226,8 +230,8 @@ export async function benchSubpaths(argv) {
     save(results);
   }
   if (!o.skip.has('micro')) results.micro = await micro(lib);
-  results.finishedAt = new Date().toISOString();
-  results.loadAtEnd = loadavg();
+  part.finishedAt = new Date().toISOString();
+  part.loadAtEnd = loadavg();
   save(results);
   writeSubpathsReport(results, MD_OUT);
   log(`wrote ${relative(REPO, JSON_OUT)} and ${relative(REPO, MD_OUT)}`);
