@@ -119,13 +119,15 @@ function runner(spec, jars, wdir, drivers) {
   };
 }
 
-async function timing(wl, run, reps, res) {
+async function timing(wl, run, reps, lib, res) {
   const ref = (await run('base', 'v')).outcome;
   res.deterministic = differences(ref, (await run('base', 'v2')).outcome);
   res.verified = {};
   for (const cfg of ['sample', 'skip']) {
     const v = await run(cfg, 'v');
     res.verified[cfg] = differences(ref, v.outcome);
+    // Blocks are counted exactly in every mode: n of Table 4.5.
+    res.timedBlocks = lib.section(v.profile).blocks;
     log(`${wl.id}: ${cfg} ${res.verified[cfg].length ? `OUTPUT DIFFERS: ${res.verified[cfg].join('; ')}` : 'output identical'} (${(v.r.wallMs / 1000).toFixed(1)} s)`);
   }
   const cfgs = ['base', 'sample', 'skip'];
@@ -220,7 +222,7 @@ export async function benchSubpaths(argv) {
       const jars = await instrument(spec, join(wdir, 'jars'));
       res.instrumented = jars.map((j) => ({ jar: basename(j.jar), left: j.left, summary: j.summary }));
       const run = runner(spec, jars, wdir, drivers);
-      if (!o.skip.has('timing')) await timing(wl, run, o.reps, res);
+      if (!o.skip.has('timing')) await timing(wl, run, o.reps, lib, res);
       if (!o.skip.has('accuracy')) await accuracy(wl, spec, run, lib, res);
     } catch (e) {
       log(`${wl.id}: FAILED: ${e.stack ?? e}`);
