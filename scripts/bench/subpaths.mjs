@@ -11,11 +11,12 @@ import { CACHE, REPO, WORKLOADS, driversDir, javaBin } from './workloads.mjs';
 import { collectFiles, freshDir, log, median, rotate, runProcess, sh } from './util.mjs';
 import { accuracySpec } from './subpaths/inputs.mjs';
 import { writeSubpathsReport } from './subpaths/report.mjs';
+import { breakdown } from './subpaths/breakdown.mjs';
 
 const HELP = `usage: node scripts/bench.mjs --subpaths [options]
   --reps N            timed repetitions of each configuration (default 5)
   --workloads a,b     subset of: ${WORKLOADS.map((w) => w.id).join(', ')}
-  --skip x,y          skip parts: timing, accuracy, micro
+  --skip x,y          skip parts: timing, accuracy, breakdown, micro
   --report-only       rewrite BENCHMARKS-subpaths.md from bench-subpaths.json
   --no-install        do not run scripts/install-bench-deps.sh first`;
 
@@ -224,6 +225,7 @@ export async function benchSubpaths(argv) {
       const run = runner(spec, jars, wdir, drivers);
       if (!o.skip.has('timing')) await timing(wl, run, o.reps, lib, res);
       if (!o.skip.has('accuracy')) await accuracy(wl, spec, run, lib, res);
+      if (!o.skip.has('breakdown')) res.breakdown = await breakdown(spec, jars, wdir, o.reps, drivers);
     } catch (e) {
       log(`${wl.id}: FAILED: ${e.stack ?? e}`);
       res.error = String(e.message ?? e);

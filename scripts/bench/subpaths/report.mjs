@@ -70,6 +70,17 @@ function table43(wls) {
   return out;
 }
 
+function breakdownTable(wls) {
+  const rows = wls.filter((w) => w.breakdown);
+  if (rows.length === 0) return ['(not measured)'];
+  const what = { base: 'uninstrumented', empty: 'probes calling an empty handler', global: 'global static skip counter, no thread check', skip: 'the skip logic (per-thread), never sampling: t3', sample: 'OSP at the default settings: t2' };
+  const out = head(['workload', 'configuration', 'wall (median)', 'wall ratio', 'CPU (median)', 'CPU ratio', 'load averages']);
+  for (const w of rows) {
+    for (const r of w.breakdown.rows) out.push(row([w.id, what[r.config], `${secs(r.wallMs)} s`, ratio(r.wallRatio), `${secs(r.cpuMs)} s`, ratio(r.cpuRatio), r.config === 'base' ? w.breakdown.loads.join('; ') : '']));
+  }
+  return out;
+}
+
 function table44(micro) {
   if (!micro) return ['(not measured)'];
   const out = head(['operation', 'ops/s original', 'ops/s instrumented', 'ratio']);
@@ -157,6 +168,12 @@ export function writeSubpathsReport(results, path) {
     '## Table 4.3: overhead, split into skipping and sampling',
     '',
     ...table43(wls),
+    '',
+    '## What the overhead is made of',
+    '',
+    'The same instrumented jars with stand-in runtimes first on the class path (scripts/bench/subpaths/variants): the difference between two rows is what the second adds. CPU time is user + system of the whole JVM (JIT threads included).',
+    '',
+    ...breakdownTable(wls),
     '',
     '## Table 4.4: kinds of operation (scripts/bench/subpaths/OspMicro.java, median of 3)',
     '',
