@@ -18,23 +18,27 @@ const HELP = `usage: node scripts/bench.mjs --subpaths [options]
   --workloads a,b     subset of: ${WORKLOADS.map((w) => w.id).join(', ')}
   --skip x,y          skip parts: timing, accuracy, breakdown, micro
   --report-only       rewrite BENCHMARKS-subpaths.md from bench-subpaths.json
+  --json PATH         results file (default bench-subpaths.json), e.g. for parts run at the same time
+  --merge PATH        with --report-only: first fold the workloads and runs of PATH into the results
   --no-install        do not run scripts/install-bench-deps.sh first`;
 
 const SNAPSHOT = join(CACHE, 'subpaths-snapshot');
-const JSON_OUT = join(REPO, 'bench-subpaths.json');
+const JSON_DEFAULT = join(REPO, 'bench-subpaths.json');
 const MD_OUT = join(REPO, 'BENCHMARKS-subpaths.md');
 /** Distinct subpaths the exact runs may keep (-Dkomorium.subpaths.exactLimit), and their heap. */
 const EXACT_LIMIT = 8_000_000;
 const EXACT_HEAP = '-Xmx6g';
 
 function parseArgs(argv) {
-  const o = { reps: 5, workloads: null, skip: new Set(), reportOnly: false, install: true };
+  const o = { reps: 5, workloads: null, skip: new Set(), reportOnly: false, install: true, json: JSON_DEFAULT, merge: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--reps') o.reps = Number(argv[++i]);
     else if (a === '--workloads') o.workloads = argv[++i].split(',');
     else if (a === '--skip') argv[++i].split(',').forEach((s) => o.skip.add(s));
     else if (a === '--report-only') o.reportOnly = true;
+    else if (a === '--json') o.json = argv[++i];
+    else if (a === '--merge') o.merge.push(argv[++i]);
     else if (a === '--no-install') o.install = false;
     else if (a === '--help' || a === '-h') {
       console.log(HELP);
@@ -195,21 +199,35 @@ async function micro(lib) {
   return { load: loadavg(), rows: ops.map((op) => ({ op, base: median(runs.base.map((r) => r[op])), sample: median(runs.sample.map((r) => r[op])) })) };
 }
 
-function save(results) {
-  const tmp = `${JSON_OUT}.tmp`;
+function save(results, path) {
+  const tmp = `${path}.tmp`;
   writeFileSync(tmp, JSON.stringify(results, null, 1) + '\n');
-  renameSync(tmp, JSON_OUT);
+  renameSync(tmp, path);
+}
+
+/** Folds another results file in: its workloads' parts over ours, its runs after ours. */
+function merged(results, path) {
+  const other = JSON.parse(readFileSync(path, 'utf8'));
+  for (const [id, w] of Object.entries(other.workloads)) results.workloads[id] = { ...results.workloads[id], ...w };
+  results.runs = [...(results.runs ?? []), ...(other.runs ?? [])];
+  results.micro ??= other.micro;
+  results.reps ??= other.reps;
+  return results;
 }
 
 export async function benchSubpaths(argv) {
   const o = parseArgs(argv);
-  if (o.reportOnly) return writeSubpathsReport(JSON.parse(readFileSync(JSON_OUT, 'utf8')), MD_OUT);
+  if (o.reportOnly) {
+    const results = o.merge.reduce(merged, JSON.parse(readFileSync(o.json, 'utf8')));
+    save(results, o.json);
+    return writeSubpathsReport(results, MD_OUT);
+  }
   if (o.install && spawnSync('bash', [join(REPO, 'scripts', 'install-bench-deps.sh')], { stdio: 'inherit' }).status !== 0) throw new Error('install-bench-deps.sh failed');
   snapshot();
   const lib = await distModules();
   const git = (a) => spawnSync('git', a, { cwd: REPO, encoding: 'utf8' }).stdout.trim();
   // Parts run separately (--skip, --workloads) update the results of earlier runs.
-  const results = existsSync(JSON_OUT) ? JSON.parse(readFileSync(JSON_OUT, 'utf8')) : { workloads: {} };
+  const results = existsSync(o.json) ? JSON.parse(readFileSync(o.json, 'utf8')) : { workloads: {} };
   const part = { startedAt: new Date().toISOString(), commit: git(['rev-parse', '--short', 'HEAD']), loadAtStart: loadavg(), skipped: [...o.skip], workloads: o.workloads };
   results.runs = [...(results.runs ?? []), part];
   Object.assign(results, { format: 'komorium-bench-subpaths/1', reps: o.skip.has('timing') ? results.reps : o.reps, jdk: spawnSync(javaBin('java'), ['-version'], { encoding: 'utf8' }).stderr.split('\n')[0] });
@@ -231,12 +249,12 @@ export async function benchSubpaths(argv) {
       res.error = String(e.message ?? e);
     }
     results.workloads[wl.id] = res;
-    save(results);
+    save(results, o.json);
   }
   if (!o.skip.has('micro')) results.micro = await micro(lib);
   part.finishedAt = new Date().toISOString();
   part.loadAtEnd = loadavg();
-  save(results);
+  save(results, o.json);
   writeSubpathsReport(results, MD_OUT);
-  log(`wrote ${relative(REPO, JSON_OUT)} and ${relative(REPO, MD_OUT)}`);
+  log(`wrote ${relative(REPO, o.json)} and ${relative(REPO, MD_OUT)}`);
 }
