@@ -107,7 +107,7 @@ describe('subpaths of a real computation', () => {
     work = tmpDir('komorium-subpaths-hot-');
     const classes = join(work, 'classes');
     mkdirSync(classes);
-    javac([join(repoRoot, 'samples', 'hot', 'Main.java'), join(repoRoot, 'test', 'fixtures', 'subpaths', 'subpaths', 'Threads.java'), join(repoRoot, 'test', 'fixtures', 'subpaths', 'subpaths', 'Forever.java')], classes, { release: 8 });
+    javac([join(repoRoot, 'samples', 'hot', 'Main.java'), join(repoRoot, 'test', 'fixtures', 'subpaths', 'subpaths', 'Threads.java'), join(repoRoot, 'test', 'fixtures', 'subpaths', 'subpaths', 'Forever.java'), join(repoRoot, 'test', 'fixtures', 'subpaths', 'subpaths', 'Churn.java')], classes, { release: 8 });
     plain = join(work, 'hot.jar');
     await jarDir(classes, plain);
     jar = join(work, 'hot-subpaths.jar');
@@ -164,6 +164,20 @@ describe('subpaths of a real computation', () => {
       expect(mixed, mode).toEqual([]);
       if (mode === 'exact') expectTotalsAgree(s, 'threads');
     }
+  });
+
+  test('threads that end keep their blocks, in every mode', async () => {
+    const blocks: number[] = [];
+    for (const mode of ['exact', 'sample', 'skip']) {
+      const out = join(work, `churn-${mode}.kprof`);
+      const r = await runJava({ cp: [jar], main: 'subpaths.Churn', args: ['300'], jvmArgs: ['-Dkomorium.quiet', `-Dkomorium.subpaths.mode=${mode}`, `-Dkomorium.out=${out}`] });
+      expect(r.code).toBe(0);
+      const s = section(out);
+      expect(s.threads, mode).toBe(301);
+      blocks.push(s.blocks);
+    }
+    expect(blocks[0]).toBeGreaterThan(300 * 1000);
+    expect(new Set(blocks).size).toBe(1);
   });
 
   test('SIGTERM writes the profile with the blocks of the running thread; a signal dumps it while it runs', async () => {

@@ -29,17 +29,13 @@ final class SubpathSection implements Profiles.Section {
 
     @Override
     public void write(ProfileFile file) {
-        long blocks = 0;
-        List<SubpathState> states = Subpaths.states();
-        for (SubpathState s : states) {
-            blocks += s.blocks();
-        }
+        long blocks = Subpaths.blocks();
         FrameworkSection.start(file, kind());
         file.record("mode", MODES[Subpaths.MODE]);
         file.record("maxLength", Subpaths.MAX_LENGTH);
         file.record("confidence", Subpaths.CONFIDENCE);
         file.record("blocks", blocks);
-        file.record("threads", states.size());
+        file.record("threads", Subpaths.threads());
         int[][] seqs;
         long[] counts;
         if (Subpaths.MODE == Subpaths.MODE_EXACT) {

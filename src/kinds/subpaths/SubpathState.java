@@ -35,10 +35,10 @@ final class SubpathState {
     private int[] have = new int[0];
     private int[] need = new int[0];
     private int[] rates = new int[0];
-    private final int[] scratch;
 
-    /** Exact mode: the last blocks, as a ring. */
+    /** Exact mode: the last blocks, as a ring, and a window of them in order. */
     private final int[] ring;
+    private final int[] scratch;
     private int ringPos;
     private long ringFilled;
 
@@ -53,7 +53,7 @@ final class SubpathState {
         }
         long seed = Config.seed() + 0x9E3779B97F4A7C15L * (index + 1);
         random = seed == 0 ? 0x2545F4914F6CDD1DL : seed;
-        scratch = new int[Subpaths.MAX_LENGTH];
+        scratch = Subpaths.MODE == Subpaths.MODE_EXACT ? new int[Subpaths.MAX_LENGTH] : null;
         ring = Subpaths.MODE == Subpaths.MODE_EXACT ? new int[Subpaths.MAX_LENGTH] : null;
         untilStart = Subpaths.MODE == Subpaths.MODE_EXACT ? 1 : drawSkip();
         set = (int) Math.min(untilStart, Integer.MAX_VALUE);

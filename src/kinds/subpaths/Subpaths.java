@@ -38,11 +38,18 @@ public final class Subpaths {
     static final int EXACT_TOP = SubpathConfig.exactTop();
 
     private static final List<SubpathState> STATES = new ArrayList<SubpathState>();
+    /** Threads that ran instrumented code; guarded by STATES. */
+    private static int registered;
+    /** Blocks of the threads whose state was dropped when they ended; guarded by STATES. */
+    private static long endedBlocks;
     private static final ThreadLocal<SubpathState> MINE = new ThreadLocal<SubpathState>() {
         @Override
         protected SubpathState initialValue() {
             synchronized (STATES) {
-                SubpathState s = new SubpathState(Thread.currentThread(), STATES.size());
+                if ((registered & 63) == 63) {
+                    dropEnded();
+                }
+                SubpathState s = new SubpathState(Thread.currentThread(), registered++);
                 STATES.add(s);
                 return s;
             }
@@ -81,10 +88,35 @@ public final class Subpaths {
         }
     }
 
-    /** Every thread's state, ended threads included. */
-    static List<SubpathState> states() {
+    /**
+     * Keeps the blocks of threads that ended and lets their state (and Thread) go, so that a program
+     * that starts thread after thread does not keep them all; their unfinished subpaths never ended.
+     */
+    private static void dropEnded() {
+        for (java.util.Iterator<SubpathState> it = STATES.iterator(); it.hasNext(); ) {
+            SubpathState s = it.next();
+            if (!s.thread.isAlive()) {
+                endedBlocks += s.blocks();
+                it.remove();
+            }
+        }
+    }
+
+    /** Blocks run by all threads, ended ones included (racy for threads still running). */
+    static long blocks() {
         synchronized (STATES) {
-            return new ArrayList<SubpathState>(STATES);
+            long n = endedBlocks;
+            for (SubpathState s : STATES) {
+                n += s.blocks();
+            }
+            return n;
+        }
+    }
+
+    /** Threads that ran instrumented code. */
+    static int threads() {
+        synchronized (STATES) {
+            return registered;
         }
     }
 }
