@@ -234,7 +234,8 @@ export async function benchSubpaths(argv) {
   const drivers = driversDir();
   for (const wl of WORKLOADS.filter((w) => !o.workloads || o.workloads.includes(w.id))) {
     const spec = wl.setup({ quick: false });
-    const wdir = freshDir(join(CACHE, 'work', `subpaths-${wl.id}`));
+    // One folder per results file, so that parts run at the same time (--json) do not share one.
+    const wdir = freshDir(join(CACHE, 'work', `${basename(o.json, '.json')}-${wl.id}`));
     const res = { ...results.workloads[wl.id], id: wl.id, title: wl.title, input: wl.input, note: spec.note ?? null };
     delete res.error;
     try {
