@@ -22,7 +22,6 @@ const HELP = `usage: node scripts/bench.mjs --subpaths [options]
   --merge PATH        with --report-only: first fold the workloads and runs of PATH into the results
   --no-install        do not run scripts/install-bench-deps.sh first`;
 
-const SNAPSHOT = join(CACHE, 'subpaths-snapshot');
 const JSON_DEFAULT = join(REPO, 'bench-subpaths.json');
 const MD_OUT = join(REPO, 'BENCHMARKS-subpaths.md');
 /** Distinct subpaths the exact runs may keep (-Dkomorium.subpaths.exactLimit), and their heap. */
@@ -51,8 +50,11 @@ function parseArgs(argv) {
 
 const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
+let SNAPSHOT = join(CACHE, 'subpaths-snapshot');
+
 /** The build this run uses, copied at its start so that a rebuild meanwhile cannot mix two versions. */
-function snapshot() {
+function snapshot(json) {
+  SNAPSHOT = join(CACHE, `${basename(json, '.json')}-snapshot`);
   freshDir(SNAPSHOT);
   for (const p of ['bin', 'dist', 'package.json']) cpSync(join(REPO, p), join(SNAPSHOT, p), { recursive: true, filter: (s) => !s.endsWith('.map') });
   mkdirSync(join(SNAPSHOT, 'runtime-java', 'build'), { recursive: true });
@@ -223,7 +225,7 @@ export async function benchSubpaths(argv) {
     return writeSubpathsReport(results, MD_OUT);
   }
   if (o.install && spawnSync('bash', [join(REPO, 'scripts', 'install-bench-deps.sh')], { stdio: 'inherit' }).status !== 0) throw new Error('install-bench-deps.sh failed');
-  snapshot();
+  snapshot(o.json);
   const lib = await distModules();
   const git = (a) => spawnSync('git', a, { cwd: REPO, encoding: 'utf8' }).stdout.trim();
   // Parts run separately (--skip, --workloads) update the results of earlier runs.
