@@ -112,6 +112,8 @@ const CONFIGS = {
   sample: [],
   skip: ['-Dkomorium.subpaths.mode=skip'],
   exact: ['-Dkomorium.subpaths.mode=exact', `-Dkomorium.subpaths.exactLimit=${EXACT_LIMIT}`, EXACT_HEAP],
+  // Ten times the samples of the default (and the memory they need): the accuracy bought by sampling more.
+  dense: ['-Dkomorium.subpaths.interval=100', '-Dkomorium.subpaths.memory=16384'],
 };
 
 function runner(spec, jars, wdir, drivers) {
@@ -165,9 +167,13 @@ async function accuracy(wl, spec, run, lib, res) {
   const t0 = Date.now();
   const e = await run('exact', 'a', acc.spec);
   res.exactSeconds = (Date.now() - t0) / 1000;
-  res.accuracyVerified = { sample: differences(ref, s.outcome), exact: differences(ref, e.outcome) };
+  const dense = await run('dense', 'a', acc.spec);
+  res.accuracyVerified = { sample: differences(ref, s.outcome), exact: differences(ref, e.outcome), dense: differences(ref, dense.outcome) };
   const sample = lib.section(s.profile);
   const exact = lib.section(e.profile);
+  const d = lib.section(dense.profile);
+  const dt = lib.compareTop(exact, d, 20, 10);
+  res.dense = { rate: d.rate, memory: d.memory, peakEntries: d.peakEntries, memoryBytes: d.memoryBytes, trueTopFound: dt.trueTopFound, trueTop: dt.trueTop, trueTopErrors: dt.trueTopErrors, coverage: dt.coverage };
   const { subpaths: _s, header: _h, ...sampleStats } = sample;
   const { subpaths: _e, header: _h2, ...exactStats } = exact;
   res.sample = { ...sampleStats, entries: sample.subpaths.length, sampledTotal: sample.subpaths.reduce((n, p) => n + p.count, 0) };
