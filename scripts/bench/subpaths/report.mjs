@@ -158,6 +158,8 @@ export function writeSubpathsReport(results, path) {
     'Default settings: `-Dkomorium.subpaths.interval=1000` (f starts at 1,000), `memory=4096` entries, `maxLength=32`, `confidence=0.95`; every instrumented jar with `--profile subpaths` (exhaustive layout). Times are whole-process wall times, JVM start included, the three configurations round-robin with the order rotated every repetition, median of ' + results.reps + '.',
     '',
     ...wls.filter((w) => w.error).map((w) => `- **${w.id} failed**: ${w.error}`),
+    ...wls.filter((w) => w.accuracySkipped).map((w) => `- **${w.id}: no accuracy runs**: ${w.accuracySkipped}`),
+    '',
     '## Targets',
     '',
     ...targets(wls),
