@@ -2,25 +2,28 @@
 // the thesis' Tables 4.1–4.10 recomputed: blocks and subpaths, overhead split into skipping and
 // sampling (t1 uninstrumented, t2 sampling, t3 skip logic alone, A/B interleaved, median), the hot
 // list's memory, and the sample against the exact count of every subpath. Writes bench-subpaths.json
-// and BENCHMARKS-subpaths.md. See `node scripts/bench.mjs --subpaths --help`.
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+// and BENCHMARKS-subpaths.md. Run through `npm run bench -- --kind subpaths` (or `--subpaths`), which
+// installs the workloads first unless --no-install; see `node scripts/bench.mjs --kind subpaths --help`.
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { CACHE, REPO, WORKLOADS, driversDir, javaBin } from './workloads.mjs';
-import { collectFiles, freshDir, log, median, rotate, runProcess, sh } from './util.mjs';
+import { freshDir, log, median, rotate, runProcess, sh, snapshotBuild } from './util.mjs';
+import { loadavg } from './machine.mjs';
+import { compareOutcome, outcomeOf } from './outcome.mjs';
 import { accuracySpec } from './subpaths/inputs.mjs';
 import { writeSubpathsReport } from './subpaths/report.mjs';
 import { breakdown } from './subpaths/breakdown.mjs';
 
-const HELP = `usage: node scripts/bench.mjs --subpaths [options]
+const HELP = `usage: node scripts/bench.mjs --kind subpaths [options]   (or --subpaths)
   --reps N            timed repetitions of each configuration (default 5)
   --workloads a,b     subset of: ${WORKLOADS.map((w) => w.id).join(', ')}
   --skip x,y          skip parts: timing, accuracy, breakdown, micro
   --report-only       rewrite BENCHMARKS-subpaths.md from bench-subpaths.json
   --json PATH         results file (default bench-subpaths.json), e.g. for parts run at the same time
   --merge PATH        with --report-only: first fold the workloads and runs of PATH into the results
-  --no-install        do not run scripts/install-bench-deps.sh first`;
+  --no-install        do not run scripts/install-bench-deps.sh first (taken by scripts/bench.mjs)`;
 
 const JSON_DEFAULT = join(REPO, 'bench-subpaths.json');
 const MD_OUT = join(REPO, 'BENCHMARKS-subpaths.md');
@@ -29,7 +32,7 @@ const EXACT_LIMIT = 8_000_000;
 const EXACT_HEAP = '-Xmx6g';
 
 function parseArgs(argv) {
-  const o = { reps: 5, workloads: null, skip: new Set(), reportOnly: false, install: true, json: JSON_DEFAULT, merge: [] };
+  const o = { reps: 5, workloads: null, skip: new Set(), reportOnly: false, json: JSON_DEFAULT, merge: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--reps') o.reps = Number(argv[++i]);
@@ -38,7 +41,7 @@ function parseArgs(argv) {
     else if (a === '--report-only') o.reportOnly = true;
     else if (a === '--json') o.json = argv[++i];
     else if (a === '--merge') o.merge.push(argv[++i]);
-    else if (a === '--no-install') o.install = false;
+    else if (a === '--no-install') continue;
     else if (a === '--help' || a === '-h') {
       console.log(HELP);
       process.exit(0);
@@ -48,17 +51,12 @@ function parseArgs(argv) {
   return o;
 }
 
-const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-
 let SNAPSHOT = join(CACHE, 'subpaths-snapshot');
 
 /** The build this run uses, copied at its start so that a rebuild meanwhile cannot mix two versions. */
 function snapshot(json) {
   SNAPSHOT = join(CACHE, `${basename(json, '.json')}-snapshot`);
-  freshDir(SNAPSHOT);
-  for (const p of ['bin', 'dist', 'package.json']) cpSync(join(REPO, p), join(SNAPSHOT, p), { recursive: true, filter: (s) => !s.endsWith('.map') });
-  mkdirSync(join(SNAPSHOT, 'runtime-java', 'build'), { recursive: true });
-  cpSync(join(REPO, 'runtime-java', 'build', 'komorium-runtime.jar'), join(SNAPSHOT, 'runtime-java', 'build', 'komorium-runtime.jar'));
+  snapshotBuild(REPO, SNAPSHOT);
 }
 
 async function distModules() {
@@ -91,22 +89,6 @@ async function instrument(spec, dir) {
   return out;
 }
 
-/** Exit code, stdout, stderr and every file the run wrote in its working directory. */
-function outcome(r, cwd) {
-  return { code: r.code, stdout: r.stdout, stderr: r.stderr, files: collectFiles(cwd) };
-}
-
-function differences(a, b) {
-  const d = [];
-  if (a.code !== b.code) d.push(`exit ${b.code} instead of ${a.code}`);
-  if (!a.stdout.equals(b.stdout)) d.push('stdout differs');
-  if (!a.stderr.equals(b.stderr)) d.push(`stderr differs: ${b.stderr.toString().trim().split('\n').slice(-2).join(' | ').slice(0, 300)}`);
-  for (const n of new Set([...a.files.keys(), ...b.files.keys()])) {
-    if (!a.files.has(n) || !b.files.has(n) || !a.files.get(n).equals(b.files.get(n))) d.push(`file ${n} differs or is missing`);
-  }
-  return d;
-}
-
 const CONFIGS = {
   base: null,
   sample: [],
@@ -124,17 +106,17 @@ function runner(spec, jars, wdir, drivers) {
     const out = join(wdir, `${cfg}-${tag}.kprof`);
     const props = cfg === 'base' ? [] : ['-Dkomorium.quiet=true', `-Dkomorium.out=${out}`, ...CONFIGS[cfg]];
     const r = await runProcess(javaBin('java'), [...props, '-cp', cp.join(':'), s.main, ...s.args], { cwd, timeFile: join(wdir, '.time'), timeoutMs: 4 * 3_600_000 });
-    return { r, outcome: outcome(r, cwd), profile: out };
+    return { r, outcome: outcomeOf(r, cwd), profile: out };
   };
 }
 
 async function timing(wl, run, reps, lib, res) {
   const ref = (await run('base', 'v')).outcome;
-  res.deterministic = differences(ref, (await run('base', 'v2')).outcome);
+  res.deterministic = compareOutcome(ref, (await run('base', 'v2')).outcome);
   res.verified = {};
   for (const cfg of ['sample', 'skip']) {
     const v = await run(cfg, 'v');
-    res.verified[cfg] = differences(ref, v.outcome);
+    res.verified[cfg] = compareOutcome(ref, v.outcome);
     // Blocks are counted exactly in every mode: n of Table 4.5.
     res.timedBlocks = lib.section(v.profile).blocks;
     log(`${wl.id}: ${cfg} ${res.verified[cfg].length ? `OUTPUT DIFFERS: ${res.verified[cfg].join('; ')}` : 'output identical'} (${(v.r.wallMs / 1000).toFixed(1)} s)`);
@@ -147,7 +129,7 @@ async function timing(wl, run, reps, lib, res) {
     res.loads.push(loadavg());
     for (const cfg of rotate(cfgs, rep)) {
       const { r, outcome: o } = await run(cfg, `r${rep}`);
-      const d = differences(ref, o);
+      const d = compareOutcome(ref, o);
       if (d.length) log(`${wl.id}: ${cfg} rep ${rep} OUTPUT DIFFERS: ${d.join('; ')}`);
       res.times[cfg].push(r.wallMs);
       res.rss[cfg].push(r.maxRssKb);
@@ -168,7 +150,7 @@ async function accuracy(wl, spec, run, lib, res) {
   const e = await run('exact', 'a', acc.spec);
   res.exactSeconds = (Date.now() - t0) / 1000;
   const dense = await run('dense', 'a', acc.spec);
-  res.accuracyVerified = { sample: differences(ref, s.outcome), exact: differences(ref, e.outcome), dense: differences(ref, dense.outcome) };
+  res.accuracyVerified = { sample: compareOutcome(ref, s.outcome), exact: compareOutcome(ref, e.outcome), dense: compareOutcome(ref, dense.outcome) };
   const sample = lib.section(s.profile);
   const exact = lib.section(e.profile);
   const d = lib.section(dense.profile);
@@ -223,14 +205,13 @@ function merged(results, path) {
   return results;
 }
 
-export async function benchSubpaths(argv) {
+export async function runKindBench(argv) {
   const o = parseArgs(argv);
   if (o.reportOnly) {
     const results = o.merge.reduce(merged, JSON.parse(readFileSync(o.json, 'utf8')));
     save(results, o.json);
     return writeSubpathsReport(results, MD_OUT);
   }
-  if (o.install && spawnSync('bash', [join(REPO, 'scripts', 'install-bench-deps.sh')], { stdio: 'inherit' }).status !== 0) throw new Error('install-bench-deps.sh failed');
   snapshot(o.json);
   const lib = await distModules();
   const git = (a) => spawnSync('git', a, { cwd: REPO, encoding: 'utf8' }).stdout.trim();

@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { REPO, javaBin } from '../workloads.mjs';
 import { freshDir, log, median, rotate, sh, TIME_BIN } from '../util.mjs';
+import { loadavg } from '../machine.mjs';
 
 const VARIANTS = join(REPO, 'scripts', 'bench', 'subpaths', 'variants');
 
@@ -44,7 +45,7 @@ export async function breakdown(spec, jars, wdir, reps, drivers) {
   const out = Object.fromEntries(Object.keys(configs).map((k) => [k, { wallMs: [], cpuMs: [] }]));
   const loads = [];
   for (let rep = 0; rep < reps; rep++) {
-    loads.push(readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '));
+    loads.push(loadavg());
     for (const name of rotate(Object.keys(configs), rep)) {
       const c = configs[name];
       const cwd = freshDir(join(wdir, 'run'));
