@@ -1,4 +1,4 @@
-// `npm run bench -- --subpaths` (issue 22): the subpaths kind (seed 003, OSP) on the bench workloads,
+// `npm run bench -- --kind subpaths` (issue 22): the subpaths kind (seed 003, OSP) on the bench workloads,
 // the thesis' Tables 4.1–4.10 recomputed: blocks and subpaths, overhead split into skipping and
 // sampling (t1 uninstrumented, t2 sampling, t3 skip logic alone, A/B interleaved, median), the hot
 // list's memory, and the sample against the exact count of every subpath. Writes bench-subpaths.json
@@ -122,7 +122,14 @@ async function timing(wl, run, reps, lib, res) {
     log(`${wl.id}: ${cfg} ${res.verified[cfg].length ? `OUTPUT DIFFERS: ${res.verified[cfg].join('; ')}` : 'output identical'} (${(v.r.wallMs / 1000).toFixed(1)} s)`);
   }
   const cfgs = ['base', 'sample', 'skip'];
+  // A timing measured earlier (other commit, other load) stays beside the new one, summarized.
+  if (res.ratio) {
+    const { median: m, ratio: r, cpuRatio, loads, timedAt } = res;
+    res.earlierTimings = [...(res.earlierTimings ?? []), { timedAt: timedAt ?? null, reps: res.times.base.length, median: m, ratio: r, cpuRatio: cpuRatio ?? null, loads }];
+  }
+  res.timedAt = new Date().toISOString();
   res.times = Object.fromEntries(cfgs.map((c) => [c, []]));
+  res.cpu = Object.fromEntries(cfgs.map((c) => [c, []]));
   res.rss = Object.fromEntries(cfgs.map((c) => [c, []]));
   res.loads = [];
   for (let rep = 0; rep < reps; rep++) {
@@ -132,12 +139,17 @@ async function timing(wl, run, reps, lib, res) {
       const d = compareOutcome(ref, o);
       if (d.length) log(`${wl.id}: ${cfg} rep ${rep} OUTPUT DIFFERS: ${d.join('; ')}`);
       res.times[cfg].push(r.wallMs);
+      res.cpu[cfg].push(r.cpuMs);
       res.rss[cfg].push(r.maxRssKb);
     }
-    log(`${wl.id}: rep ${rep + 1}/${reps}: ${cfgs.map((c) => `${c}=${(res.times[c][rep] / 1000).toFixed(2)}`).join(' ')} (load ${res.loads[rep]})`);
+    log(`${wl.id}: rep ${rep + 1}/${reps}: ${cfgs.map((c) => `${c}=${(res.times[c][rep] / 1000).toFixed(2)} s (CPU ${(res.cpu[c][rep] / 1000).toFixed(2)})`).join(' ')} (load ${res.loads[rep]})`);
   }
+  // Per-repetition ratios: the runs of one repetition ran next to each other, under much the same load.
+  const ratios = (xs) => Object.fromEntries(cfgs.map((c) => [c, median(xs[c].map((t, i) => t / xs.base[i]))]));
   res.median = Object.fromEntries(cfgs.map((c) => [c, median(res.times[c])]));
-  res.ratio = Object.fromEntries(cfgs.map((c) => [c, median(res.times[c].map((t, i) => t / res.times.base[i]))]));
+  res.ratio = ratios(res.times);
+  res.cpuMedian = Object.fromEntries(cfgs.map((c) => [c, median(res.cpu[c])]));
+  res.cpuRatio = ratios(res.cpu);
 }
 
 /** Sampled and exact profiles of the same (possibly smaller) input: Tables 4.1, 4.6, 4.8–4.10. */
