@@ -23,8 +23,9 @@ function targets(wls) {
   const acc = wls.filter((w) => w.top);
   const gm = geomean(timed.map((w) => w.ratio.sample));
   const cpuTimed = timed.filter(cpuOf);
-  const cpuGm = cpuTimed.length === timed.length && timed.length ? geomean(cpuTimed.map((w) => w.cpuRatio.sample)) : null;
-  const cpuNote = cpuGm == null ? '' : `; CPU time ${ratio(cpuGm)} (${cpuTimed.map((w) => `${w.id} ${ratio(w.cpuRatio.sample)}`).join(', ')}), skip logic alone ${ratio(geomean(cpuTimed.map((w) => w.cpuRatio.skip)))}`;
+  const cpuGm = cpuTimed.length ? geomean(cpuTimed.map((w) => w.cpuRatio.sample)) : null;
+  const over = cpuTimed.length === timed.length ? '' : ` over the ${cpuTimed.length} workloads timed with it`;
+  const cpuNote = cpuGm == null ? '' : `; CPU time ${ratio(cpuGm)}${over} (${cpuTimed.map((w) => `${w.id} ${ratio(w.cpuRatio.sample)}`).join(', ')}), skip logic alone ${ratio(geomean(cpuTimed.map((w) => w.cpuRatio.skip)))}`;
   const errs = acc.map((w) => Math.max(...w.top.trueTopErrors.map((e) => (e == null ? Infinity : e))));
   const mem = wls.filter((w) => w.sample);
   return [
@@ -132,12 +133,14 @@ function table45(wls) {
   const rows = wls.filter((w) => w.times && w.timedBlocks);
   if (rows.length === 0) return ['(needs the timed runs)'];
   // CPU times where measured: the wall times of a loaded machine say more about the load than the blocks.
-  const t = (w) => cpuOf(w)?.median ?? w.median;
+  // One unit for every row: the rows are normalized against each other.
+  const cpu = rows.every(cpuOf);
+  const t = (w) => (cpu ? w.cpuMedian : w.median);
   const b1 = rows.map((w) => t(w).base / w.timedBlocks);
   const b2 = rows.map((w) => t(w).base / (t(w).skip - t(w).base));
   const m1 = Math.min(...b1);
   const m2 = Math.min(...b2.filter((x) => x > 0));
-  const out = head(['workload', 'β1 = t1 / blocks (normalized)', 'β2 = 1 / skipping overhead (normalized)', 'error']);
+  const out = [`From ${cpu ? 'CPU' : 'wall'} times.`, '', ...head(['workload', 'β1 = t1 / blocks (normalized)', 'β2 = 1 / skipping overhead (normalized)', 'error'])];
   rows.forEach((w, i) => out.push(row([w.id, (b1[i] / m1).toFixed(2), b2[i] > 0 ? (b2[i] / m2).toFixed(2) : '–', b2[i] > 0 ? pct(Math.abs(b1[i] / m1 - b2[i] / m2) / (b1[i] / m1), 1) : '–'])));
   return out;
 }
@@ -185,7 +188,7 @@ export function writeSubpathsReport(results, path) {
     '',
     ...(results.runs ?? []).map((r) => `- ${r.startedAt} – ${r.finishedAt ?? r.stopped ?? '(unfinished)'}, commit \`${r.commit}\`, ${r.workloads ? r.workloads.join(', ') : 'all workloads'}${r.skipped.length ? `, skipping ${r.skipped.join(', ')}` : ''}: load ${r.loadAtStart} / ${r.loadAtEnd ?? '?'}`),
     '',
-    'Default settings: `-Dkomorium.subpaths.interval=1000` (f starts at 1,000), `memory=4096` entries, `maxLength=32`, `confidence=0.95`; every instrumented jar with `--profile subpaths` (exhaustive layout). Times are whole-process wall times, JVM start included, the three configurations round-robin with the order rotated every repetition, the median of the repetitions (Table 4.2).',
+    'Default settings: `-Dkomorium.subpaths.interval=1000` (f starts at 1,000), `memory=4096` entries, `maxLength=32`, `confidence=0.95`; every instrumented jar with `--profile subpaths` (exhaustive layout). Times are whole-process wall times and CPU times (user + system, all threads), JVM start included, the three configurations round-robin with the order rotated every repetition, the median of the repetitions (Table 4.2). Runs without CPU figures come from before they were recorded.',
     '',
     ...wls.filter((w) => w.error).map((w) => `- **${w.id} failed**: ${w.error}`),
     ...wls.filter((w) => w.accuracySkipped).map((w) => `- **${w.id}: no accuracy runs**: ${w.accuracySkipped}`),
