@@ -39,7 +39,12 @@ export interface SectionCodec<S> {
   /** Sums sections of the same kind; throws KomoriumError naming files when they cannot be summed. */
   merge(sections: S[], names: string[]): S;
   report(s: S, opts: ReportOptions): string;
-  accuracy(exact: S, sampled: S): Accuracy;
+  accuracy(exact: S, sampled: S, opts?: AccuracyOptions): Accuracy;
+}
+
+export interface AccuracyOptions {
+  /** Compare only each profile's top members that make this share of it (seed 001 §5: 0.9); 1 or absent: all. */
+  cutoff?: number;
 }
 
 export interface ProfileKind extends KindProbes {
