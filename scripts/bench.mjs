@@ -31,7 +31,8 @@ const HELP = `usage: node scripts/bench.mjs [options]     (npm run bench -- [opt
   --komorium-jvm-args "…" JVM options of komorium runs (default "-XX:-DontCompileHugeMethods", as \`komorium-ts run\`)
   --report-only           regenerate BENCHMARKS.md and figures from the JSON, run nothing
   --json PATH  --md PATH  --figures DIR   outputs (default bench-results.json, BENCHMARKS.md, scripts/bench/figures)
-  --no-install            do not run scripts/install-bench-deps.sh first`;
+  --no-install            do not run scripts/install-bench-deps.sh first
+  --hps [options]         only issue 21's bursty-tracing measurements (scripts/bench/hps.mjs --help)`;
 
 function parseArgs(argv) {
   const env = process.env;
@@ -460,6 +461,9 @@ function saveJson(path, results) {
 }
 
 async function main() {
+  // Issue 21's bursty-tracing measurements have a driver and a page of their own.
+  const hps = process.argv.indexOf('--hps');
+  if (hps >= 0) return (await import('./bench/hps.mjs')).main(process.argv.slice(hps + 1));
   const opts = parseArgs(process.argv.slice(2));
   if (opts.reportOnly) {
     const results = JSON.parse(readFileSync(opts.json, 'utf8'));

@@ -207,6 +207,14 @@ describe('data-streams', () => {
     const s = section<DataStreams>(sampled, 'data-streams');
     const sites = (x: DataStreams) => new Set(x.streams[0]!.refs.map((ref) => ref.site.key));
     expect(sites(s)).toEqual(sites(e));
+    // One window in 3 analysed: the others' references are counted, and the streams are the same.
+    const third = join(work, 'third.kprof');
+    await runJava({ cp: [exJar], main: 'Main', jvmArgs: ['-Dkomorium.quiet', '-Dkomorium.streams.window=65536', '-Dkomorium.streams.every=3', `-Dkomorium.out=${third}`] });
+    const t = section<DataStreams>(third, 'data-streams');
+    expect(t.every).toBe(3);
+    expect(t.references + t.skipped).toBe(e.references);
+    expect(t.windows).toBe(Math.ceil(e.windows / 3));
+    expect(sites(t)).toEqual(sites(e));
     const report = cli(['report', ex, '--top', '1']);
     expect(report.stdout).toMatch(/#1 {2}heat [\d,]+ \([\d.]+%\) {2}\d+ references × [\d,]+/);
     expect(report.stdout).toMatch(/getfield Main\$Node\.next of #\d+ +Main\.main\(String\[\]\) \(Main\.java:32\)/);

@@ -76,7 +76,8 @@ public final class DataStreams {
                 heat += e.getValue()[0];
             }
             BurstSection.start(file, kind());
-            file.record("streams", StreamTable.references(), heat + StreamTable.droppedHeat(), StreamTable.windows(), all.size(), restarts);
+            file.record("streams", StreamTable.references(), heat + StreamTable.droppedHeat(), StreamTable.windows(), all.size(), restarts,
+                    StreamTrace.EVERY, StreamTable.skippedReferences());
             for (int i = 0; i < n; i++) {
                 int[] t = all.get(i).getKey().triples;
                 long[] v = all.get(i).getValue();

@@ -44,6 +44,18 @@ final class Sequitur {
         newRule();
     }
 
+    /** Empties the grammar for the next sequence, keeping the arrays it grew. */
+    void reset() {
+        nodes = 0;
+        freeNode = NONE;
+        rules = 0;
+        freeRule = NONE;
+        used = 0;
+        filled = 0;
+        Arrays.fill(at, EMPTY);
+        newRule();
+    }
+
     static int ruleValue(int rule) {
         return -2 - 2 * rule;
     }

@@ -42,6 +42,8 @@ final class StreamTable {
     private static long covered;
     private static long windows;
     private static long droppedHeat;
+    /** References counted in windows that were not analysed (komorium.streams.every). */
+    private static long skipped;
     /** Set by the exit hook: what threads analyse after that would come too late for the file. */
     private static boolean closed;
 
@@ -77,6 +79,16 @@ final class StreamTable {
                 STREAMS.remove(e.getKey());
             }
         }
+    }
+
+    static synchronized void skipped(long references) {
+        if (!closed) {
+            skipped += references;
+        }
+    }
+
+    static synchronized long skippedReferences() {
+        return skipped;
     }
 
     static synchronized void close() {

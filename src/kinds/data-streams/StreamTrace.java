@@ -9,10 +9,15 @@ import java.util.List;
  * {@link Sequitur#BOUNDARY}, and a full window is turned into a grammar and its hot data streams,
  * which go to the {@link StreamTable}, so that memory stays bounded however long the program runs
  * (the dynamic scheme of Chilimbi and Hirzel, PLDI 2002, analyses each profiling phase alike).
+ * With {@code komorium.streams.every} K above 1, only one window in K is analysed and the
+ * references of the others are only counted: a stated sample of the trace, for programs whose
+ * exhaustive trace would take hours to analyse.
  * Only its own thread writes a trace; the exit hook reads a copy of what is left.
  */
 final class StreamTrace {
     static final int WINDOW = KindOptions.STREAMS_WINDOW;
+    /** Analyse one window in EVERY; the references of the others are only counted. */
+    static final int EVERY = KindOptions.STREAMS_EVERY;
     static final int MIN_LENGTH = KindOptions.STREAMS_MIN_LENGTH;
     static final int MAX_LENGTH = KindOptions.STREAMS_MAX_LENGTH;
     /** Share of a window's references its hot data streams must cover (both papers: 90%). */
@@ -22,6 +27,11 @@ final class StreamTrace {
     private final int[] trace = new int[WINDOW];
     private int length;
     private long epoch = Long.MIN_VALUE;
+    /** References counted in the current window that is not analysed, and the window's number. */
+    private int skipped;
+    private long windowNumber;
+    /** Kept from window to window: a grammar's arrays are the bulk of what an analysis allocates. */
+    private final Sequitur grammar = new Sequitur();
 
     // The window's symbols: (site, object, index) by symbol number, and an index to find them.
     private int[] sites = new int[1024];
@@ -35,6 +45,14 @@ final class StreamTrace {
     }
 
     void add(int site, Object o, int index, long now) {
+        if (windowNumber % EVERY != 0) {
+            if (++skipped == WINDOW) {
+                StreamTable.skipped(WINDOW);
+                skipped = 0;
+                windowNumber++;
+            }
+            return;
+        }
         if (now != epoch) {
             epoch = now;
             if (length > 0 && trace[length - 1] != Sequitur.BOUNDARY) {
@@ -47,26 +65,28 @@ final class StreamTrace {
     private void append(int symbol) {
         trace[length++] = symbol;
         if (length == WINDOW) {
-            analyse(trace, length, new int[][] {sites, objs, indices}, true);
+            grammar.reset();
+            analyse(grammar, trace, length, new int[][] {sites, objs, indices}, true);
             length = 0;
             symbols = 0;
+            windowNumber++;
             Arrays.fill(table, -1);
         }
     }
 
-    /** The window so far, for the exit hook (a racy copy: the thread may still run). */
     /** Times the thread's object numbers started again (ObjectIds.MAX live objects). */
     int idRestarts() {
         return objects.restarts;
     }
 
+    /** The window so far, for the exit hook (a racy copy: the thread may still run). */
     void flush() {
+        StreamTable.skipped(skipped);
         int n = Math.min(length, trace.length);
-        analyse(Arrays.copyOf(trace, n), n, new int[][] {sites, objs, indices}, false);
+        analyse(new Sequitur(), Arrays.copyOf(trace, n), n, new int[][] {sites, objs, indices}, false);
     }
 
-    private static void analyse(int[] window, int n, int[][] names, boolean byOwner) {
-        Sequitur g = new Sequitur();
+    private static void analyse(Sequitur g, int[] window, int n, int[][] names, boolean byOwner) {
         for (int i = 0; i < n; i++) {
             g.append(window[i]);
         }

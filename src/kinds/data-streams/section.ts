@@ -1,6 +1,8 @@
 /**
  * The data-streams section, after the kind header (burst-header.ts):
- *   streams<TAB>references<TAB>heat<TAB>windows<TAB>streams found<TAB>object numbering restarts
+ *   streams<TAB>references<TAB>heat<TAB>windows<TAB>streams found<TAB>object numbering restarts<TAB>every<TAB>skipped
+ *     references and windows analysed; with every K > 1 (komorium.streams.every) one window in K
+ *     was analysed and the `skipped` references of the others only counted
  *   stream<TAB>n<TAB>heat<TAB>cold uses<TAB>length          hottest first, n from 0
  *   ref<TAB>n<TAB>position<TAB>site<TAB>object<TAB>index     the stream's references in order
  * An object is numbered by its first appearance in the stream (0, 1, ...), -1 for a static field;
@@ -8,6 +10,7 @@
  * references (site, object, index); its heat is length × cold uses, summed over the windows.
  */
 import type { SectionReader, SiteEntry } from '../../profile/document.js';
+import { KomoriumError } from '../../errors.js';
 import type { TableIds } from '../../profile/write.js';
 import { javaName } from '../../classfile/names.js';
 import { shareOverlap } from '../../profile/share-overlap.js';
@@ -36,8 +39,14 @@ export interface DataStreams {
   windows: number;
   found: number;
   restarts: number;
+  /** One window in `every` was analysed; `skipped` references were only counted. */
+  every: number;
+  skipped: number;
   streams: HotStream[];
 }
+
+/** References of a stream the report lists (a stream has up to 100). */
+const SHOWN_REFS = 40;
 
 const streamKey = (s: HotStream) => s.refs.map((r) => `${r.site.key}\u0001${r.object}\u0001${r.index}`).join('\u0002');
 
@@ -86,7 +95,7 @@ export const dataStreamsSection: SectionCodec<DataStreams> = {
   read(r: SectionReader): DataStreams {
     r.only([...KIND_HEADER_RECORDS, 'streams', 'stream', 'ref']);
     const header = readKindHeader(r);
-    const [t] = r.records('streams', 6, 'streams<TAB>references<TAB>heat<TAB>windows<TAB>streams found<TAB>restarts');
+    const [t] = r.records('streams', 8, 'streams<TAB>references<TAB>heat<TAB>windows<TAB>streams found<TAB>restarts<TAB>every<TAB>skipped');
     if (!t) r.fail('the data-streams section needs a "streams" line');
     return {
       header,
@@ -95,6 +104,8 @@ export const dataStreamsSection: SectionCodec<DataStreams> = {
       windows: r.int(t, 3, 'windows'),
       found: r.int(t, 4, 'streams found'),
       restarts: r.int(t, 5, 'restarts'),
+      every: r.int(t, 6, 'every', 1),
+      skipped: r.int(t, 7, 'skipped'),
       streams: readStreams(r),
     };
   },
@@ -103,7 +114,7 @@ export const dataStreamsSection: SectionCodec<DataStreams> = {
   sites: (s) => s.streams.flatMap((x) => x.refs.map((r) => r.site)),
 
   lines(s: DataStreams, ids: TableIds): string[] {
-    const out = [...kindHeaderLines(s.header), `streams\t${s.references}\t${s.heat}\t${s.windows}\t${s.found}\t${s.restarts}`];
+    const out = [...kindHeaderLines(s.header), `streams\t${s.references}\t${s.heat}\t${s.windows}\t${s.found}\t${s.restarts}\t${s.every}\t${s.skipped}`];
     sortStreams(s.streams).forEach((x, i) => {
       out.push(`stream\t${i}\t${x.heat}\t${x.coldUses}\t${x.refs.length}`);
       x.refs.forEach((r, j) => out.push(`ref\t${i}\t${j}\t${ids.site(r.site)}\t${r.object}\t${r.index}`));
@@ -124,6 +135,9 @@ export const dataStreamsSection: SectionCodec<DataStreams> = {
       }
     }
     const total = (f: (s: DataStreams) => number) => sections.reduce((n, s) => n + f(s), 0);
+    if (sections.some((s) => s.every !== sections[0]!.every)) {
+      throw new KomoriumError(`merge: the data-streams sections of ${names.join(', ')} analysed different shares of their windows (komorium.streams.every)`);
+    }
     return {
       header: mergeKindHeaders(sections.map((s) => s.header), names, 'data-streams'),
       references: total((s) => s.references),
@@ -131,6 +145,8 @@ export const dataStreamsSection: SectionCodec<DataStreams> = {
       windows: total((s) => s.windows),
       found: sum.size,
       restarts: total((s) => s.restarts),
+      every: sections[0]!.every,
+      skipped: total((s) => s.skipped),
       streams: [...sum.values()],
     };
   },
@@ -139,13 +155,16 @@ export const dataStreamsSection: SectionCodec<DataStreams> = {
     const streams = sortStreams(s.streams).filter((x) => !opts.method || x.refs.some((r) => opts.method!(r.site.method)));
     const lines = [
       `data-streams: ${formatInt(s.references)} data references ${s.header.sampling.layout === 'exhaustive' ? '' : 'sampled '}in ${formatInt(s.windows)} windows; ` +
-        `${formatInt(s.found)} hot data streams cover ${formatPct(s.references === 0 ? 0 : s.heat / s.references, 1)} of them (${describeKindHeader(s.header)})`,
+        `${formatInt(s.found)} hot data streams cover ${formatPct(s.references === 0 ? 0 : s.heat / s.references, 1)} of them (${describeKindHeader(s.header)})` +
+        (s.every > 1 ? `\n  only one window in ${s.every} was analysed (komorium.streams.every): ${formatInt(s.skipped)} more references were counted, not analysed` : ''),
       '',
       'Hot data streams (heat = length × times it ran; objects numbered by first use in the stream):',
     ];
     for (const [i, x] of streams.slice(0, opts.top).entries()) {
       lines.push('', `  #${i + 1}  heat ${formatInt(x.heat)} (${formatPct(s.heat === 0 ? 0 : x.heat / s.heat, 2)})  ${x.refs.length} references × ${formatInt(x.coldUses)}`);
-      lines.push(...table(x.refs.map((r) => [describeRef(r), where(r.site, opts)]), ['l', 'l'], '      '));
+      const shown = x.refs.slice(0, SHOWN_REFS).map((r) => [describeRef(r), where(r.site, opts)]);
+      if (x.refs.length > SHOWN_REFS) shown.push([`… ${x.refs.length - SHOWN_REFS} more references`, '']);
+      lines.push(...table(shown, ['l', 'l'], '      '));
     }
     return lines.join('\n') + '\n';
   },

@@ -13,6 +13,7 @@ final class KindOptions {
     static final int BURST_PERIOD_MS = Config.strictInteger("komorium.burst.period", 0, 1);
     static final int BURST_AWAKE_MS = Config.strictInteger("komorium.burst.awake", 0, 1);
     static final int STREAMS_WINDOW = Config.strictInteger("komorium.streams.window", 1 << 18, 1024);
+    static final int STREAMS_EVERY = Config.strictInteger("komorium.streams.every", 1, 1);
     static final int STREAMS_MIN_LENGTH = Config.strictInteger("komorium.streams.minLength", 2, 2);
     static final int STREAMS_MAX_LENGTH = Config.strictInteger("komorium.streams.maxLength", 100, STREAMS_MIN_LENGTH);
 
