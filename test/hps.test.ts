@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { jarDir, javac, repoRoot, runJava, tmpDir } from './support/java.js';
+import { jarDir, javac, repoRoot, runJava, runtimeJarPath, tmpDir } from './support/java.js';
 import { cli, instrument } from './support/komorium.js';
 import { describeVerify, verifyJar } from './support/verify.js';
 import { loadFixtures } from './support/fixtures.js';
@@ -218,6 +218,16 @@ describe('data-streams', () => {
     const report = cli(['report', ex, '--top', '1']);
     expect(report.stdout).toMatch(/#1 {2}heat [\d,]+ \([\d.]+%\) {2}\d+ references × [\d,]+/);
     expect(report.stdout).toMatch(/getfield Main\$Node\.next of #\d+ +Main\.main\(String\[\]\) \(Main\.java:32\)/);
+  });
+});
+
+describe('Sequitur and the hot data stream analysis (test/support/SequiturCheck.java)', () => {
+  test('on 1,200 generated sequences the grammar expands to the sequence, no digram repeats, every rule is used twice; a planted stream is hot', async () => {
+    const work = tmpDir('komorium-hps-sequitur-');
+    javac([join(repoRoot, 'test', 'support', 'SequiturCheck.java')], work, { release: 8, classpath: [runtimeJarPath] });
+    const r = await runJava({ cp: [runtimeJarPath, work], main: 'komorium.runtime.SequiturCheck', args: ['21', '1200'] });
+    expect(r.stdout.trim().split('\n').filter((l) => l.startsWith('FAIL'))).toEqual([]);
+    expect(r.stdout).toMatch(/^checked 1200 sequences, 0 failures$/m);
   });
 });
 
