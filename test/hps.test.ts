@@ -38,6 +38,18 @@ function data(path: string): string {
     .join('\n');
 }
 
+const STREAMS = join(repoRoot, 'samples', 'streams', 'Main.java');
+
+/** The sources compiled for `release` into work/classes, packed as work/plain.jar. */
+async function compiledJar(work: string, sources: string[], release: number): Promise<string> {
+  const classes = join(work, 'classes');
+  mkdirSync(classes);
+  javac(sources, classes, { release });
+  const jar = join(work, 'plain.jar');
+  await jarDir(classes, jar);
+  return jar;
+}
+
 function section<T>(path: string, kind: string): T {
   const doc = readDocument(path);
   const raw = doc.sections.find((s) => s.kind === kind);
@@ -53,11 +65,7 @@ describe('bursty tracing on every fixture, each check mechanism (release 17)', (
 
   beforeAll(async () => {
     work = tmpDir('komorium-hps-');
-    const classes = join(work, 'classes');
-    mkdirSync(classes);
-    javac(list.flatMap((f) => f.sources), classes, { release: 17 });
-    plainJar = join(work, 'fixtures.jar');
-    await jarDir(classes, plainJar);
+    plainJar = await compiledJar(work, list.flatMap((f) => f.sources), 17);
     for (const t of [...TRIGGERS, 'exhaustive'] as const) {
       jars[t] = join(work, `fixtures-${t}.jar`);
       instrument(plainJar, jars[t], ['-q', '--profile', KINDS, ...(t === 'exhaustive' ? ['--layout', 'exhaustive'] : ['--trigger', t])]);
@@ -105,11 +113,7 @@ describe('the software counters (seed 001 Figure 4)', () => {
   let plain: string;
   beforeAll(async () => {
     work = tmpDir('komorium-hps-counter-');
-    const classes = join(work, 'classes');
-    mkdirSync(classes);
-    javac([join(repoRoot, 'samples', 'hot', 'Main.java')], classes, { release: 17 });
-    plain = join(work, 'hot.jar');
-    await jarDir(classes, plain);
+    plain = await compiledJar(work, [join(repoRoot, 'samples', 'hot', 'Main.java')], 17);
   });
 
   test('a burst starts at check sparsity + 1 and then every sparsity + length checks, and -Xint, C1 and C2 sample alike', async () => {
@@ -168,11 +172,7 @@ describe('the software counters (seed 001 Figure 4)', () => {
 describe('data-streams', () => {
   test('samples/streams: the exhaustive analysis finds the planted stream; bursts of 100 at 1 in 100 find it too', async () => {
     const work = tmpDir('komorium-hps-streams-');
-    const classes = join(work, 'classes');
-    mkdirSync(classes);
-    javac([join(repoRoot, 'samples', 'streams', 'Main.java')], classes, { release: 8 });
-    const plain = join(work, 'streams.jar');
-    await jarDir(classes, plain);
+    const plain = await compiledJar(work, [STREAMS], 8);
     const exJar = join(work, 'ex.jar');
     const sampledJar = join(work, 'sampled.jar');
     instrument(plain, exJar, ['-q', '--profile', 'data-streams', '--layout', 'exhaustive']);
@@ -260,11 +260,7 @@ describe('burst-indy in a class file without invokedynamic (version 46) reads th
 describe('bad values of the bursty-tracing properties', () => {
   test('stop the JVM before the program starts, with one line naming the property, exit 2, no profile', async () => {
     const work = tmpDir('komorium-hps-bad-');
-    const classes = join(work, 'classes');
-    mkdirSync(classes);
-    javac([join(repoRoot, 'samples', 'streams', 'Main.java')], classes, { release: 8 });
-    const plain = join(work, 'streams.jar');
-    await jarDir(classes, plain);
+    const plain = await compiledJar(work, [STREAMS], 8);
     const jar = join(work, 'streams-ex.jar');
     instrument(plain, jar, ['-q', '--profile', 'data-streams', '--layout', 'exhaustive']);
     const bad: [string, string][] = [

@@ -33,17 +33,9 @@ public final class CallPairs {
         }
     }
 
-    private static final class Section implements Profiles.Section {
-        private String description = "";
-
-        @Override
-        public String kind() {
-            return "call-pairs";
-        }
-
-        @Override
-        public String describe() {
-            return description;
+    private static final class Section extends KindSection {
+        Section() {
+            super("call-pairs");
         }
 
         @Override

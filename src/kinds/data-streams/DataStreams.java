@@ -48,17 +48,9 @@ public final class DataStreams {
         return Sampler.interval() > 1 ? Sampler.samples : 0;
     }
 
-    private static final class Section implements Profiles.Section {
-        private String description = "";
-
-        @Override
-        public String kind() {
-            return "data-streams";
-        }
-
-        @Override
-        public String describe() {
-            return description;
+    private static final class Section extends KindSection {
+        Section() {
+            super("data-streams");
         }
 
         @Override

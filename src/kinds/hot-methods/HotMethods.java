@@ -26,17 +26,9 @@ public final class HotMethods {
         EVENTS.get().add(site);
     }
 
-    private static final class Section implements Profiles.Section {
-        private String description = "";
-
-        @Override
-        public String kind() {
-            return "hot-methods";
-        }
-
-        @Override
-        public String describe() {
-            return description;
+    private static final class Section extends KindSection {
+        Section() {
+            super("hot-methods");
         }
 
         @Override
