@@ -24,14 +24,19 @@ final class StreamTrace {
     static final double COVERAGE = 0.9;
 
     private final ObjectIds objects = new ObjectIds();
-    private final int[] trace = new int[WINDOW];
+    /** Grows up to WINDOW: a thread that records little keeps little (a trace outlives its thread). */
+    private int[] trace = new int[1024];
     private int length;
     private long epoch = Long.MIN_VALUE;
     /** References counted in the current window that is not analysed, and the window's number. */
     private int skipped;
     private long windowNumber;
-    /** Kept from window to window: a grammar's arrays are the bulk of what an analysis allocates. */
-    private final Sequitur grammar = new Sequitur();
+    /**
+     * One grammar for all threads, kept from window to window: its arrays are the bulk of what an
+     * analysis allocates. Threads analyse one at a time, which bounds that memory whatever the
+     * number of threads; a window is analysed once every WINDOW references of a thread.
+     */
+    private static final Sequitur GRAMMAR = new Sequitur();
 
     // The window's symbols: (site, object, index) by symbol number, and an index to find them.
     private int[] sites = new int[1024];
@@ -63,10 +68,15 @@ final class StreamTrace {
     }
 
     private void append(int symbol) {
+        if (length == trace.length) {
+            trace = Arrays.copyOf(trace, Math.min(WINDOW, 2 * length));
+        }
         trace[length++] = symbol;
         if (length == WINDOW) {
-            grammar.reset();
-            analyse(grammar, trace, length, new int[][] {sites, objs, indices}, true);
+            synchronized (GRAMMAR) {
+                GRAMMAR.reset();
+                analyse(GRAMMAR, trace, length, new int[][] {sites, objs, indices}, true);
+            }
             length = 0;
             symbols = 0;
             windowNumber++;
@@ -82,8 +92,12 @@ final class StreamTrace {
     /** The window so far, for the exit hook (a racy copy: the thread may still run). */
     void flush() {
         StreamTable.skipped(skipped);
-        int n = Math.min(length, trace.length);
-        analyse(new Sequitur(), Arrays.copyOf(trace, n), n, new int[][] {sites, objs, indices}, false);
+        int[] t = trace;
+        int n = Math.min(length, t.length);
+        synchronized (GRAMMAR) {
+            GRAMMAR.reset();
+            analyse(GRAMMAR, Arrays.copyOf(t, n), n, new int[][] {sites, objs, indices}, false);
+        }
     }
 
     private static void analyse(Sequitur g, int[] window, int n, int[][] names, boolean byOwner) {
