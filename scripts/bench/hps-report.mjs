@@ -150,6 +150,27 @@ function kindTables(wls, winner) {
   return out;
 }
 
+function layoutTable(wls, winner) {
+  const header = ['hot-methods', ...wls.map((w) => w.id), 'geomean'];
+  const rows = [];
+  for (const m of ['counter', winner]) {
+    for (const [layout, v] of [['full-dup', m], ['no-dup', `${m}@no-dup`]]) {
+      for (const role of ['basic', 'total']) {
+        rows.push(perWorkload(wls, `${m}, ${layout}, ${role}`, (w) => costOf(w.configs[`hot-methods/${v}/${role}`]), cost, gmCost));
+      }
+    }
+  }
+  if (!wls.some((w) => w.configs[`hot-methods/counter@no-dup/basic`])) return [];
+  return [
+    '',
+    '## What duplication costs the JIT',
+    '',
+    'hot-methods laid out without a second copy (no-dup: the probe of each entry and backedge behind its own check, the same checks), beside full-dup, at 1/1000, burst 1:',
+    '',
+    ...tableOf(header, rows),
+  ];
+}
+
 function gridTables(wls, winner, settings) {
   const out = [];
   const lengths = settings?.lengths ?? [1, 10, 50, 100];
@@ -226,6 +247,8 @@ export function writeHpsReport(results, mdPath, jsonPath) {
     '## The mechanisms (hot-methods)',
     '',
     ...mechanismTables(wls),
+    '',
+    ...layoutTable(wls, winner),
     '',
     `## The three kinds: software counters and ${winner}`,
     '',
