@@ -18,6 +18,7 @@ import { readDocument } from '../src/profile/read.js';
 import { SectionReader } from '../src/profile/document.js';
 import { kindNamed } from '../src/kinds/index.js';
 import { ClassFile } from '../src/classfile/classfile.js';
+import { shareOverlap, topMembers } from '../src/profile/share-overlap.js';
 import type { HotMethods } from '../src/kinds/hot-methods/section.js';
 import type { DataStreams } from '../src/kinds/data-streams/section.js';
 
@@ -218,6 +219,21 @@ describe('data-streams', () => {
     const report = cli(['report', ex, '--top', '1']);
     expect(report.stdout).toMatch(/#1 {2}heat [\d,]+ \([\d.]+%\) {2}\d+ references × [\d,]+/);
     expect(report.stdout).toMatch(/getfield Main\$Node\.next of #\d+ +Main\.main\(String\[\]\) \(Main\.java:32\)/);
+  });
+});
+
+describe('the accuracy metric of seed 001 §5', () => {
+  test('each profile is cut to its top members that make the cut-off, then overlap is the sum of the smaller shares', () => {
+    const exact = new Map([['a', 60], ['b', 25], ['c', 10], ['d', 5]]);
+    const sampled = new Map([['a', 50], ['b', 40], ['d', 10]]);
+    // exact keeps a, b, c (95 ≥ 90: 63.2%, 26.3%, 10.5%); sampled keeps a, b (90: 55.6%, 44.4%).
+    const o = shareOverlap(exact, sampled, 0.9);
+    expect(o.overlap).toBeCloseTo(Math.min(60 / 95, 50 / 90) + Math.min(25 / 95, 40 / 90), 10);
+    expect(topMembers(exact, 0.9)).toEqual(new Map([['a', 60], ['b', 25], ['c', 10]]));
+    expect(topMembers(sampled, 0.9)).toEqual(new Map([['a', 50], ['b', 40]]));
+    // Without a cut-off: min(60, 50) + min(25, 40) + min(10, 0) + min(5, 10) out of 100.
+    expect(shareOverlap(exact, sampled).overlap).toBeCloseTo(0.8, 10);
+    expect(shareOverlap(exact, exact, 0.9).overlap).toBeCloseTo(1, 10);
   });
 });
 
