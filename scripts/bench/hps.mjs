@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Issue 21's measurements (`npm run bench -- --hps …`, or `node scripts/bench/hps.mjs …`): bursty
+// Issue 21's measurements (`npm run bench -- --kind hps …`, or `node scripts/bench/hps.mjs …`): bursty
 // tracing (seed 001) on the six bench workloads, with each check mechanism, for the three kinds
 // hot-methods, call-pairs and data-streams. Writes bench-hps.json and BENCHMARKS-hps.md.
 //
@@ -43,7 +43,7 @@ const DS_EVERY = { sunflow: 4 };
 /** The issue's targets: hot methods and call pairs at 1/1000, burst 1; data streams at burst 100. */
 export const TARGET = { 'hot-methods': { f: 1000, l: 1 }, 'call-pairs': { f: 1000, l: 1 }, 'data-streams': { f: 1000, l: 100 } };
 
-const HELP = `usage: node scripts/bench/hps.mjs [options]   (or npm run bench -- --hps [options])
+const HELP = `usage: node scripts/bench/hps.mjs [options]   (or npm run bench -- --kind hps [options])
   --parts a,b        mechanisms, layout, kinds, grid (default mechanisms, kinds, grid)
   --workloads a,b    subset of ${WORKLOADS.map((w) => w.id).join(', ')}
   --reps N           timed repetitions (default 3)
@@ -364,7 +364,7 @@ function saveJson(path, data) {
   renameSync(tmp, path);
 }
 
-export async function main(argv) {
+export async function runKindBench(argv) {
   const opts = parseArgs(argv);
   const previous = existsSync(opts.json) ? JSON.parse(readFileSync(opts.json, 'utf8')) : null;
   if (opts.reportOnly) {
@@ -406,7 +406,7 @@ export async function main(argv) {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main(process.argv.slice(2)).catch((e) => {
+  runKindBench(process.argv.slice(2)).catch((e) => {
     console.error(e.stack ?? String(e));
     process.exit(1);
   });

@@ -20,7 +20,7 @@ import type { ClassFile } from '../classfile/classfile.js';
 import type { ConstantPool } from '../classfile/constant-pool.js';
 import type { Label, Node } from '../bytecode/ir.js';
 import { OP } from '../bytecode/opcodes.js';
-import { field, invoke, op } from '../instrument/emit.js';
+import { field, invoke, op } from '../bytecode/emit.js';
 
 export const BURST_MECHANISMS = ['counter', 'flag', 'volatile', 'indy'] as const;
 export type BurstMechanism = (typeof BURST_MECHANISMS)[number];
