@@ -242,7 +242,7 @@ function profileStats(text) {
   };
 }
 
-async function benchWorkload(wl, opts, winner, commit, lib) {
+async function benchWorkload(wl, opts, winner, commit, lib, progress) {
   const spec = wl.setup({ quick: false });
   const wdir = freshDir(join(CACHE, 'work', `hps-${wl.id}`));
   const art = join(wdir, 'profiles');
@@ -301,8 +301,11 @@ async function benchWorkload(wl, opts, winner, commit, lib) {
     }
   }
   // 3. Timing: the timed configurations that kept the output, round-robin with the uninstrumented run.
+  //    The results so far are handed to `progress` after the verification runs and after every
+  //    round, so that a run stopped part-way keeps what it measured.
   const timed = configs.filter((c) => c.timed && (c.variant === 'base' || res.configs[c.id]?.verified));
   const times = Object.fromEntries(timed.map((c) => [c.id, []]));
+  progress({ ...res, partial: 'verification runs only' });
   for (let rep = 0; rep < opts.reps; rep++) {
     const before = loadavg();
     for (const c of rotate(timed, rep)) {
@@ -311,7 +314,15 @@ async function benchWorkload(wl, opts, winner, commit, lib) {
       rmSync(join(art, `${c.id.replaceAll('/', '_')}-r${rep}.kprof`), { force: true });
     }
     log(`${wl.id}: rep ${rep + 1}/${opts.reps} done (load ${before} → ${loadavg()})`);
+    summarizeTimes(res, configs, timed, times);
+    res.loadEnd = loadavg();
+    if (rep + 1 < opts.reps) progress({ ...res, partial: `${rep + 1} of ${opts.reps} timed rounds` });
   }
+  return res;
+}
+
+/** Medians of the timed rounds so far, and the untimed configurations' single runs against them. */
+function summarizeTimes(res, configs, timed, times) {
   const base = times.base;
   res.base = { wallMs: base.map((t) => t.wallMs), medianMs: median(base.map((t) => t.wallMs)), cpuMs: base.map((t) => t.cpuMs), medianCpuMs: median(base.map((t) => t.cpuMs)) };
   for (const c of timed.slice(1)) {
@@ -330,8 +341,6 @@ async function benchWorkload(wl, opts, winner, commit, lib) {
     if (rc?.verifyWallMs && res.base.medianMs) rc.singleRatio = rc.verifyWallMs / res.base.medianMs;
     if (rc?.verifyCpuMs && res.base.medianCpuMs) rc.singleCpuRatio = rc.verifyCpuMs / res.base.medianCpuMs;
   }
-  res.loadEnd = loadavg();
-  return res;
 }
 
 /**
@@ -388,10 +397,15 @@ export async function runKindBench(argv) {
   log(`hps: parts ${[...opts.parts].join(',')}, winner ${winner}, ${opts.reps} reps, commit ${commit}, load ${runInfo.load}`);
   for (const wl of WORKLOADS.filter((w) => !opts.workloads || opts.workloads.includes(w.id))) {
     try {
-      const r = await benchWorkload(wl, opts, winner, commit, lib);
       const old = results.workloads[wl.id];
       // Keep what earlier runs measured for configurations this run did not repeat.
-      results.workloads[wl.id] = old && !old.error ? { ...r, configs: { ...old.configs, ...r.configs }, base: r.base, history: [...(old.history ?? []), { base: old.base, loadStart: old.loadStart, loadEnd: old.loadEnd }] } : r;
+      const keep = (r) =>
+        old && !old.error ? { ...r, configs: { ...old.configs, ...r.configs }, base: r.base ?? old.base, history: [...(old.history ?? []), { base: old.base, loadStart: old.loadStart, loadEnd: old.loadEnd }] } : r;
+      const r = await benchWorkload(wl, opts, winner, commit, lib, (partial) => {
+        results.workloads[wl.id] = keep(partial);
+        saveJson(opts.json, results);
+      });
+      results.workloads[wl.id] = keep(r);
     } catch (e) {
       log(`${wl.id}: FAILED: ${e.stack ?? e}`);
       results.workloads[wl.id] = { id: wl.id, error: String(e.message ?? e) };
