@@ -39,6 +39,8 @@ const NEVER = 2147483647;
  */
 const DS_EXHAUSTIVE_PROPS = ['-Xmx1536m'];
 const DS_EVERY = { sunflow: 4 };
+/** --ds-every N: every workload's exhaustive data-stream run analyses one window in N (a short run). */
+let dsEveryAll = null;
 
 /** The issue's targets: hot methods and call pairs at 1/1000, burst 1; data streams at burst 100. */
 export const TARGET = { 'hot-methods': { f: 1000, l: 1 }, 'call-pairs': { f: 1000, l: 1 }, 'data-streams': { f: 1000, l: 100 } };
@@ -52,6 +54,7 @@ const HELP = `usage: node scripts/bench/hps.mjs [options]   (or npm run bench --
                      2 points of the counters', from the mechanisms part of the JSON; else flag)
   --lengths a,b      burst lengths of the grid (default ${LENGTHS.join(',')})
   --freqs a,b        sparsity denominators of the grid (default ${FREQUENCIES.join(',')})
+  --ds-every N       the exhaustive data-stream runs analyse one window in N on every workload
   --report-only      rewrite BENCHMARKS-hps.md from the JSON
   --json PATH  --md PATH`;
 
@@ -79,6 +82,7 @@ function parseArgs(argv) {
     else if (a === '--winner') o.winner = next();
     else if (a === '--lengths') o.lengths = next().split(',').map(Number);
     else if (a === '--freqs') o.freqs = next().split(',').map(Number);
+    else if (a === '--ds-every') o.dsEvery = Number(next());
     else if (a === '--report-only') o.reportOnly = true;
     else if (a === '--json') o.json = next();
     else if (a === '--md') o.md = next();
@@ -87,6 +91,7 @@ function parseArgs(argv) {
       process.exit(0);
     } else throw new Error(`unknown option ${a}\n${HELP}`);
   }
+  if (o.dsEvery !== undefined && !(Number.isInteger(o.dsEvery) && o.dsEvery >= 1)) throw new Error('--ds-every must be a whole number, at least 1');
   if (!(o.reps >= 1)) throw new Error('--reps must be at least 1');
   if (o.winner && !MECHANISMS.includes(o.winner)) throw new Error(`--winner must be one of ${MECHANISMS.join(', ')}`);
   return o;
@@ -175,7 +180,7 @@ function configsFor(opts, winner, wl) {
   const add = (c) => {
     // Each kind's exhaustive profile, the ground truth, comes before the first run that needs it.
     if (c.kind && !list.some((x) => x.id === `${c.kind}/exhaustive`)) {
-      const props = c.kind === 'data-streams' ? [...DS_EXHAUSTIVE_PROPS, ...(DS_EVERY[wl.id] ? [`-Dkomorium.streams.every=${DS_EVERY[wl.id]}`] : [])] : [];
+      const props = c.kind === 'data-streams' ? [...DS_EXHAUSTIVE_PROPS, ...((dsEveryAll ?? DS_EVERY[wl.id]) ? [`-Dkomorium.streams.every=${dsEveryAll ?? DS_EVERY[wl.id]}`] : [])] : [];
       list.push({ id: `${c.kind}/exhaustive`, kind: c.kind, variant: 'exhaustive', props, timed: false, exhaustive: true });
     }
     if (!list.some((x) => x.id === c.id)) list.push(c);
@@ -273,6 +278,8 @@ async function benchWorkload(wl, opts, winner, commit, lib, progress) {
   //    profiles (the ground truth), the grid's runs, and the first look at the timed ones.
   const ref = await run(configs[0], 'v');
   res.baseCode = ref.r.code;
+  // Until the timed rounds, the uninstrumented verification run is the reference of the single runs.
+  res.base = { wallMs: [ref.r.wallMs], medianMs: ref.r.wallMs, cpuMs: [ref.r.cpuMs], medianCpuMs: ref.r.cpuMs, single: true };
   for (const c of configs.slice(1)) {
     const v = await run(c, 'v');
     const problems = differences(ref.outcome, v.outcome);
@@ -305,6 +312,7 @@ async function benchWorkload(wl, opts, winner, commit, lib, progress) {
   //    round, so that a run stopped part-way keeps what it measured.
   const timed = configs.filter((c) => c.timed && (c.variant === 'base' || res.configs[c.id]?.verified));
   const times = Object.fromEntries(timed.map((c) => [c.id, []]));
+  singleRatios(res, configs);
   progress({ ...res, partial: 'verification runs only' });
   for (let rep = 0; rep < opts.reps; rep++) {
     const before = loadavg();
@@ -335,8 +343,12 @@ function summarizeTimes(res, configs, timed, times) {
     rc.medianCpuRatio = median(rc.cpuRatios);
     rc.medianMaxRssKb = median(times[c.id].map((t) => t.maxRssKb));
   }
-  // The untimed configurations' single runs, against the median uninstrumented time.
-  for (const c of configs.filter((x) => !x.timed)) {
+  singleRatios(res, configs);
+}
+
+/** The untimed configurations' single runs, against the median uninstrumented time (and before any timed round, the timed ones' too). */
+function singleRatios(res, configs) {
+  for (const c of configs.filter((x) => !x.timed || res.base.single)) {
     const rc = res.configs[c.id];
     if (rc?.verifyWallMs && res.base.medianMs) rc.singleRatio = rc.verifyWallMs / res.base.medianMs;
     if (rc?.verifyCpuMs && res.base.medianCpuMs) rc.singleCpuRatio = rc.verifyCpuMs / res.base.medianCpuMs;
@@ -375,6 +387,7 @@ function saveJson(path, data) {
 
 export async function runKindBench(argv) {
   const opts = parseArgs(argv);
+  dsEveryAll = opts.dsEvery ?? null;
   const previous = existsSync(opts.json) ? JSON.parse(readFileSync(opts.json, 'utf8')) : null;
   if (opts.reportOnly) {
     writeHpsReport(previous, opts.md, opts.json);
