@@ -24,7 +24,9 @@ import { pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { CACHE, REPO, WORKLOADS, driversDir, javaBin } from './workloads.mjs';
 import { TIME_BIN, collectFiles, freshDir, log, median, rotate, runProcess } from './util.mjs';
-import { writeHpsReport } from './hps-report.mjs';
+import { pickWinner, writeHpsReport } from './hps-report.mjs';
+
+export { pickWinner };
 
 export const KINDS = ['hot-methods', 'call-pairs', 'data-streams'];
 export const MECHANISMS = ['counter', 'flag', 'volatile', 'indy'];
@@ -355,30 +357,6 @@ function singleRatios(res, configs) {
   }
 }
 
-/**
- * The winning mechanism, from the mechanisms part: the lowest geometric-mean basic overhead (CPU
- * time) among the mechanisms whose hot-methods accuracy at 1/1000, burst 1 is at least 90 on every
- * workload (the issue's target); when none reaches it, among those within 5 points of the best
- * mean accuracy. The software counters compete too: a JVM mechanism must beat them to win.
- */
-export function pickWinner(results) {
-  const wls = Object.values(results.workloads ?? {}).filter((w) => !w.error);
-  const gm = (xs) => (xs.length ? Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length) : null);
-  const cpu = (c) => c?.medianCpuRatio ?? c?.singleCpuRatio ?? null;
-  const stats = MECHANISMS.map((m) => {
-    const basic = wls.map((w) => cpu(w.configs[`hot-methods/${m}/basic`]));
-    const acc = wls.map((w) => w.configs[`hot-methods/${m}/total`]?.accuracy ?? null);
-    const complete = basic.every((x) => x != null) && acc.every((x) => x != null) && wls.length > 0;
-    return { m, complete, basic: gm(basic.filter((x) => x != null)), minAcc: Math.min(...acc.map((x) => x ?? 0)), meanAcc: acc.reduce((s, x) => s + (x ?? 0), 0) / Math.max(1, acc.length) };
-  }).filter((s) => s.complete);
-  if (stats.length === 0) return null;
-  const best = Math.max(...stats.map((s) => s.meanAcc));
-  const meeting = stats.filter((s) => s.minAcc >= 0.9);
-  const pool = meeting.length > 0 ? meeting : stats.filter((s) => s.meanAcc >= best - 0.05);
-  pool.sort((a, b) => a.basic - b.basic);
-  return pool[0].m;
-}
-
 function saveJson(path, data) {
   const tmp = `${path}.tmp-${process.pid}`;
   writeFileSync(tmp, `${JSON.stringify(data, null, 1)}\n`);
@@ -394,7 +372,8 @@ export async function runKindBench(argv) {
     log(`wrote ${relative(REPO, opts.md)} from ${relative(REPO, opts.json)}`);
     return;
   }
-  const winner = opts.winner ?? (previous ? pickWinner(previous) : null) ?? 'flag';
+  // The JVM mechanism the kinds and grid parts measure beside the software counters.
+  const winner = opts.winner ?? (previous ? pickWinner(previous, MECHANISMS.filter((m) => m !== 'counter')) : null) ?? 'flag';
   const commit = snapshot();
   const lib = {
     ...(await import(pathToFileURL(join(SNAPSHOT, 'dist', 'profile', 'read.js')).href)),
@@ -415,7 +394,9 @@ export async function runKindBench(argv) {
       const keep = (r) =>
         old && !old.error ? { ...r, configs: { ...old.configs, ...r.configs }, base: r.base ?? old.base, history: [...(old.history ?? []), { base: old.base, loadStart: old.loadStart, loadEnd: old.loadEnd }] } : r;
       const r = await benchWorkload(wl, opts, winner, commit, lib, (partial) => {
-        results.workloads[wl.id] = keep(partial);
+        results.workloads[wl.id] = keep({ ...partial, loadEnd: loadavg() });
+        if (!runInfo.workloads.includes(wl.id)) runInfo.workloads.push(wl.id);
+        runInfo.loadEnd = loadavg();
         saveJson(opts.json, results);
       });
       results.workloads[wl.id] = keep(r);
@@ -423,7 +404,7 @@ export async function runKindBench(argv) {
       log(`${wl.id}: FAILED: ${e.stack ?? e}`);
       results.workloads[wl.id] = { id: wl.id, error: String(e.message ?? e) };
     }
-    runInfo.workloads.push(wl.id);
+    if (!runInfo.workloads.includes(wl.id)) runInfo.workloads.push(wl.id);
     runInfo.finishedAt = new Date().toISOString();
     runInfo.loadEnd = loadavg();
     saveJson(opts.json, results);
