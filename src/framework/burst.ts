@@ -27,7 +27,7 @@ export type BurstMechanism = (typeof BURST_MECHANISMS)[number];
 export type BurstTrigger = `burst-${BurstMechanism}`;
 export const BURST_TRIGGERS: readonly BurstTrigger[] = BURST_MECHANISMS.map((m) => `burst-${m}` as const);
 /** What `--trigger burst` means: the mechanism that won the measurements of BENCHMARKS-hps.md. */
-export const DEFAULT_BURST_TRIGGER: BurstTrigger = 'burst-flag';
+export const DEFAULT_BURST_TRIGGER: BurstTrigger = 'burst-counter';
 
 const BURST = 'komorium/runtime/Burst';
 const FLAG = 'komorium/runtime/BurstFlag';
