@@ -134,6 +134,7 @@ export function writeReport(results, { md, figures, json = 'bench-results.json' 
   const isSweep = sameName(md, SWEEP_MD);
   L.push(isSweep ? '# Benchmarks: granularity sweep' : '# Benchmarks');
   L.push('');
+  if (!isSweep) L.push('The subpaths kind (seed 003, issue 22) has its own page: [BENCHMARKS-subpaths.md](BENCHMARKS-subpaths.md) (`npm run bench -- --kind subpaths`).', '');
   if (isSweep) {
     L.push(`> A subset of the workloads at every granularity, beside the full run in [BENCHMARKS.md](BENCHMARKS.md); the targets below are over these ${Object.keys(results.workloads).length} workloads only.`);
     L.push('');

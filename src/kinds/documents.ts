@@ -35,11 +35,18 @@ function sectionOut(s: ParsedSection): SectionOut {
   return { kind: s.kind.name, methods: codec.methods(s.data), sites: codec.sites(s.data), lines: (ids) => codec.lines(s.data, ids) };
 }
 
-/** The text report of every section of `doc` (Komorium's is rendered by the caller). */
-export function reportSections(doc: ProfileDocument, opts: ReportOptions): string {
+/** The text report of every section of `doc` (Komorium's is rendered by the caller), or of the kind `only`. */
+export function reportSections(doc: ProfileDocument, opts: ReportOptions, only?: string): string {
   return parsedSections(doc)
+    .filter((s) => only === undefined || s.kind.name === only)
     .map((s) => s.kind.section.report(s.data, opts))
     .join('\n');
+}
+
+/** The HTML page of the first section whose kind has one, or null. */
+export function htmlOfSections(doc: ProfileDocument, opts: ReportOptions): string | null {
+  const s = parsedSections(doc).find((x) => x.kind.section.html !== undefined);
+  return s ? s.kind.section.html!(s.data, opts) : null;
 }
 
 /** Sums profiles section by section; every file must hold the same kinds. */

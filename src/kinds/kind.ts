@@ -9,14 +9,22 @@ import type { KindProbes } from '../framework/events.js';
 import type { SectionReader } from '../profile/document.js';
 import type { MethodEntry } from '../profile/model.js';
 import type { SiteEntry } from '../profile/document.js';
+import type { LayoutName } from '../framework/layout/context.js';
 import type { TableIds } from '../profile/write.js';
 import type { NameOptions } from '../report/names.js';
+import type { BlockCodeLookup } from '../report/block-code.js';
 
 export interface ReportOptions extends NameOptions {
   /** Rows per table. */
   top: number;
   /** Only rows about methods this matches (a caller, a callee, an accessing method). */
   method?: (m: MethodEntry) => boolean;
+  /** Every row in full (`report --subpaths`): a kind may list what a row is made of. */
+  detail?: boolean;
+  /** The bytecode and source lines of the block that starts at a site, where the report was given the classes (`--classes`). */
+  blockCode?: BlockCodeLookup;
+  /** Folders of source files (`--source-path`), for views that show source lines. */
+  sourcePath?: readonly string[];
 }
 
 /** The comparison of a sampled profile with the exhaustive one (seed 000 §4.4). */
@@ -29,6 +37,8 @@ export interface Accuracy {
   keys: number;
   /** The keys that lose the most overlap: name, exact share, sampled share. */
   worst: { name: string; exact: number; sampled: number }[];
+  /** Further findings of the kind, one line each. */
+  notes?: string[];
 }
 
 export interface SectionCodec<S> {
@@ -39,6 +49,8 @@ export interface SectionCodec<S> {
   /** Sums sections of the same kind; throws KomoriumError naming files when they cannot be summed. */
   merge(sections: S[], names: string[]): S;
   report(s: S, opts: ReportOptions): string;
+  /** A self-contained HTML page of the section, for kinds that have one (`report -o x.html`). */
+  html?(s: S, opts: ReportOptions): string;
   accuracy(exact: S, sampled: S, opts?: AccuracyOptions): Accuracy;
 }
 
@@ -50,6 +62,11 @@ export interface AccuracyOptions {
 export interface ProfileKind extends KindProbes {
   /** One line for --help and reports. */
   readonly title: string;
+  /**
+   * The layouts the kind can run under, when not all: a kind that samples inside its own runtime
+   * logic needs every event (exhaustive). The first is the default when the kind is asked for.
+   */
+  readonly layouts?: readonly LayoutName[];
   // A kind's section type is its own business; the registry handles them all alike.
   readonly section: SectionCodec<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 }

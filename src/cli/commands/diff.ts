@@ -51,6 +51,7 @@ function renderAccuracy(exactName: string, sampledName: string, rows: KindAccura
     lines.push('', `Largest differences, ${r.kind} (share exact → sampled):`);
     lines.push(...table(worst.map((w) => [formatPct(w.exact, 2), '→', formatPct(w.sampled, 2), w.name]), ['r', 'l', 'r', 'l']));
   }
+  for (const r of rows) if (r.notes?.length) lines.push('', `${r.kind}:`, ...r.notes.map((n) => `  ${n}`));
   return lines.join('\n') + '\n';
 }
 

@@ -8,6 +8,7 @@ import { progressBar } from '../progress.js';
 import { CLASSPATH_HELP, classpathElements } from '../classpath.js';
 import { javaName } from '../../classfile/names.js';
 import { KINDS, parseKinds } from '../../kinds/index.js';
+import type { ProfileKind } from '../../kinds/kind.js';
 import { LAYOUTS, type LayoutName } from '../../framework/layout/context.js';
 import type { Trigger } from '../../framework/probes.js';
 import { BURST_TRIGGERS, DEFAULT_BURST_TRIGGER } from '../../framework/burst.js';
@@ -29,7 +30,7 @@ interface InstrumentArgs {
   quiet: boolean;
   'report-json'?: string;
   profile: string[];
-  layout: LayoutName;
+  layout?: LayoutName;
   trigger: Trigger | 'burst';
 }
 
@@ -45,8 +46,21 @@ export function instrumentMode(args: Pick<InstrumentArgs, 'profile' | 'layout' |
   if (names.includes('komorium')) {
     throw new UsageError(`--profile: komorium rewrites every method's calling convention and cannot be combined with ${names.filter((n) => n !== 'komorium').join(', ')} in one jar; instrument twice`);
   }
+  const kinds = parseKinds(names);
   const trigger = args.trigger === 'burst' ? DEFAULT_BURST_TRIGGER : args.trigger;
-  return { profile: 'framework', kinds: parseKinds(names).map((k) => k.name), layout: args.layout, trigger };
+  return { profile: 'framework', kinds: kinds.map((k) => k.name), layout: frameworkLayout(kinds, args.layout), trigger };
+}
+
+/** `--layout`, or the layout the kinds need: a kind that samples in its own runtime logic runs exhaustive. */
+function frameworkLayout(kinds: readonly ProfileKind[], asked: LayoutName | undefined): LayoutName {
+  const constrained = kinds.filter((k) => k.layouts !== undefined);
+  const layout = asked ?? constrained[0]?.layouts![0] ?? 'full-dup';
+  for (const k of constrained) {
+    if (!k.layouts!.includes(layout)) {
+      throw new UsageError(`--layout ${layout}: ${k.name} samples in its own runtime logic and needs a probe at every event, so it runs only with --layout ${k.layouts!.join(' or ')}`);
+    }
+  }
+  return layout;
 }
 
 export function defaultOutput(input: string): string {
@@ -199,8 +213,7 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
       })
       .option('layout', {
         choices: LAYOUTS,
-        default: 'full-dup' as LayoutName,
-        describe: 'for the framework kinds: full-dup, partial-dup, no-dup (seed 000), or exhaustive (every event: the perfect profile)',
+        describe: 'for the framework kinds: full-dup, partial-dup, no-dup (seed 000), or exhaustive (every event: the perfect profile) [default: full-dup, exhaustive for subpaths]',
       })
       .option('trigger', {
         choices: ['global', 'thread', 'burst', ...BURST_TRIGGERS] as const,

@@ -2,7 +2,9 @@ import type { Argv, CommandModule } from 'yargs';
 import { UsageError } from '../../errors.js';
 import { readDocument } from '../../profile/read.js';
 import type { ProfileDocument } from '../../profile/document.js';
-import { reportSections } from '../../kinds/documents.js';
+import { htmlOfSections, reportSections } from '../../kinds/documents.js';
+import type { ReportOptions as KindReportOptions } from '../../kinds/kind.js';
+import { blockCodeFrom } from '../../report/block-code.js';
 import { methodMatcher } from '../../report/names.js';
 import type { Profile } from '../../profile/model.js';
 import { renderCollapsed } from '../../report/collapsed.js';
@@ -24,6 +26,9 @@ interface ReportArgs {
   'raw-descriptors': boolean;
   value: 'samples' | 'bytecodes';
   method?: string;
+  subpaths: boolean;
+  classes: string[];
+  'source-path': string[];
 }
 
 /** The format an output name asks for by its extension: `-o flame.html` alone gives a flame graph. */
@@ -73,12 +78,34 @@ export interface ReportOptions {
   value?: 'samples' | 'bytecodes';
 }
 
-/** The text report shows every section of the file; the other formats draw Komorium's samples tree. */
-export function renderDocument(doc: ProfileDocument, o: ReportOptions & { method?: string }): string {
-  const others = doc.sections.length > 0 && o.format === 'text'
-    ? reportSections(doc, { top: o.top ?? 20, rawDescriptors: o.rawDescriptors, method: o.method === undefined ? undefined : methodMatcher(o.method) })
-    : '';
+/** What the sections of the framework's kinds are shown with, beside the format's options. */
+export interface SectionReportOptions {
+  method?: string;
+  /** Only the subpaths section, every block of each subpath. */
+  subpaths?: boolean;
+  blockCode?: KindReportOptions['blockCode'];
+  sourcePath?: readonly string[];
+}
+
+/**
+ * The text report shows every section of the file; the other formats draw Komorium's samples tree,
+ * or, in a file without one, html shows the first section whose kind has a page (subpaths).
+ */
+export function renderDocument(doc: ProfileDocument, o: ReportOptions & SectionReportOptions): string {
+  const kindOptions: KindReportOptions = {
+    top: o.top ?? 20,
+    rawDescriptors: o.rawDescriptors,
+    method: o.method === undefined ? undefined : methodMatcher(o.method),
+    detail: o.subpaths,
+    blockCode: o.blockCode,
+    sourcePath: o.sourcePath,
+  };
+  if (o.subpaths && !doc.sections.some((s) => s.kind === 'subpaths')) throw new UsageError(`${doc.name}: --subpaths: the profile has no subpaths section`);
+  if (o.subpaths && o.format === 'text') return reportSections(doc, kindOptions, 'subpaths');
+  const others = doc.sections.length > 0 && o.format === 'text' ? reportSections(doc, kindOptions) : '';
   if (doc.komorium === null) {
+    const page = o.format === 'html' ? htmlOfSections(doc, kindOptions) : null;
+    if (page !== null) return page;
     if (o.format !== 'text') {
       throw new UsageError(`${doc.name}: --format ${o.format} draws Komorium's samples tree, and this profile holds ${doc.sections.map((x) => x.kind).join(', ')}: use --format text`);
     }
@@ -118,7 +145,10 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       .option('depth', { type: 'number', describe: 'call tree: show at most this many levels' })
       .option('threshold', { type: 'string', default: '1', describe: 'call tree: fold contexts under this percentage of the total' })
       .option('raw-descriptors', { type: 'boolean', default: false, describe: 'name methods as in the class file: com/foo/Bar.baz(ILjava/lang/String;)V' })
-      .option('method', { alias: 'm', type: 'string', describe: 'call-edges and field-access: only rows about methods this matches (callers and callees of it); * is a wildcard' })
+      .option('method', { alias: 'm', type: 'string', describe: 'call-edges, field-access, subpaths: only rows about methods this matches (callers and callees of it; subpaths through it); * is a wildcard' })
+      .option('subpaths', { type: 'boolean', default: false, describe: 'only the subpaths section, with every block of each subpath (and its bytecode with --classes)' })
+      .option('classes', { type: 'string', array: true, default: [], describe: 'subpaths: the original (uninstrumented) jars or class folders, for each block\'s bytecode and source lines' })
+      .option('source-path', { type: 'string', array: true, default: [], describe: 'subpaths, html: folders of the sources, to show methods\' lines coloured by subpath heat' })
       .option('value', {
         choices: ['samples', 'bytecodes'] as const,
         default: 'samples' as const,
@@ -127,8 +157,10 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       .example('$0 report app.kprof', 'hottest methods, hottest call paths and the call tree')
       .example('$0 report app.kprof -o flame.html', 'interactive flame graph: click to zoom, search, hover for numbers')
       .example('$0 report app.kprof --format collapsed | flamegraph.pl > flame.svg', 'folded stacks for Brendan Gregg\'s FlameGraph (or speedscope)')
-      .example('$0 report app.kprof --depth 6 --threshold 0.5', 'a deeper look at the call tree') as unknown as Argv<ReportArgs>,
-  handler: (args) => {
+      .example('$0 report app.kprof --depth 6 --threshold 0.5', 'a deeper look at the call tree')
+      .example('$0 report app.kprof --subpaths --classes app.jar -m \'*Parser.*\'', 'hot subpaths through the parser, with the bytecode of every block')
+      .example('$0 report app.kprof -o heat.html --source-path src/main/java', 'hot subpaths and the source lines they run, coloured by heat') as unknown as Argv<ReportArgs>,
+  handler: async (args) => {
     const format = args.format ?? formatFromOutput(args.output) ?? 'text';
     checkOutputName(args.output, format, REPORT_FORMATS);
     const options: ReportOptions = {
@@ -143,6 +175,8 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       throw new UsageError('--format html writes a whole web page: give -o flame.html (or redirect stdout)');
     }
     if (args.output !== undefined && args.output === args.profile) throw new UsageError(`--output ${args.output} would overwrite the profile it reports on`);
-    writeOutput(args.output, renderDocument(readDocument(args.profile), { ...options, method: args.method }));
+    const blockCode = args.classes.length > 0 ? await blockCodeFrom(args.classes.flatMap((c) => c.split(':')).filter(Boolean)) : undefined;
+    const sections: SectionReportOptions = { method: args.method, subpaths: args.subpaths, blockCode, sourcePath: args['source-path'] };
+    writeOutput(args.output, renderDocument(readDocument(args.profile), { ...options, ...sections }));
   },
 };

@@ -257,17 +257,28 @@ public final class Config {
         } catch (NumberFormatException e) {
             // reported below
         }
-        Report.error("komorium: -D" + name + "=" + v + " is not valid (expected an integer >= " + min
+        refuse(name, v, "an integer >= " + min);
+        return dflt;
+    }
+
+    /** The raw value of a property of a framework kind, or null when unset or blank. */
+    static String strictRaw(String name) {
+        String v = raw(name);
+        return v == null || v.trim().isEmpty() ? null : v.trim();
+    }
+
+    /** Stops the JVM (exit status 2) with one line naming a framework kind's property and what it expects. */
+    static void refuse(String name, String value, String expected) {
+        Report.error("komorium: -D" + name + "=" + value + " is not valid (expected " + expected
                 + "); the program was not started");
         Runtime.getRuntime().halt(2);
-        return dflt;
     }
 
     private static void invalid(String name, String value, String expected, String dflt) {
         Report.error("komorium: ignoring -D" + name + "=" + value + " (expected " + expected + "); using " + dflt);
     }
 
-    private static String outPath(String out) {
+    static String outPath(String out) {
         String path = out.replace("%p", String.valueOf(pid()));
         // Resolved now: the working directory of a JVM cannot change, but relative paths would be
         // resolved again by every File operation; one absolute path is simpler to report.

@@ -54,6 +54,7 @@ final class Profiles {
             return;
         }
         hooked = true;
+        Dumps.start();
         try {
             Thread hook = new Thread(new Runnable() {
                 @Override
@@ -76,19 +77,28 @@ final class Profiles {
         if (!WRITTEN.compareAndSet(false, true)) {
             return;
         }
-        List<Section> sections;
         List<Runnable> tasks;
         synchronized (SECTIONS) {
-            sections = new ArrayList<Section>(SECTIONS);
             tasks = new ArrayList<Runnable>(BEFORE_WRITE);
         }
         for (Runnable t : tasks) {
             t.run();
         }
+        write(Config.out(), true);
+    }
+
+    /**
+     * Writes every section so far into {@code out}: at exit, and for an online dump ({@link Dumps})
+     * while the program runs, which is why a section must tolerate being written more than once.
+     */
+    static void write(String out, boolean atExit) {
+        List<Section> sections;
+        synchronized (SECTIONS) {
+            sections = new ArrayList<Section>(SECTIONS);
+        }
         if (sections.isEmpty()) {
             return;
         }
-        String out = Config.out();
         ProfileFile file = new ProfileFile();
         StringBuilder what = new StringBuilder();
         for (Section s : sections) {
@@ -101,7 +111,9 @@ final class Profiles {
         }
         try {
             file.write(new File(out));
-            Report.info("komorium: wrote " + out + " (" + what + ")");
+            if (atExit) {
+                Report.info("komorium: wrote " + out + " (" + what + ")");
+            }
         } catch (IOException | RuntimeException e) {
             Report.error("komorium: cannot write the profile " + out + ": " + e);
         }
