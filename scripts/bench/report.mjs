@@ -241,6 +241,11 @@ export function writeReport(results, { md, figures, json = 'bench-results.json' 
       `[${SWEEP_MD}](${SWEEP_MD}) (\`node scripts/bench.mjs --workloads ${ids.join(',')} --granularities ${sgs.join(',')} --reps ${sweep.settings.reps} --skip instrument-speed,jfr --json ${SWEEP_JSON} --md ${SWEEP_MD} --figures scripts/bench/figures/sweep\`).`);
     L.push('');
   }
+  // Issue 21's bursty tracing has its own driver and page (scripts/bench/hps.mjs).
+  if (existsSync(join(dirname(md), 'BENCHMARKS-hps.md'))) {
+    L.push('Bursty tracing (seed 001: hot methods, call pairs, hot data streams; check mechanisms; the burst length × frequency grid): [BENCHMARKS-hps.md](BENCHMARKS-hps.md) (`npm run bench -- --kind hps`).');
+    L.push('');
+  }
   L.push('Peak resident memory (median, MiB) uninstrumented → agent=none → g=10,000 → JaCoCo → JFR: ' +
     wls.map((w) => `${w.id} ${[w.base?.maxRssKb?.length ? Math.max(...w.base.maxRssKb) : null, w.configs.none?.medianMaxRssKb, w.configs[`g${TARGET_G}`]?.medianMaxRssKb, w.configs.jacoco?.medianMaxRssKb, w.configs.jfr?.medianMaxRssKb].map((k) => (k == null ? '–' : (k / 1024).toFixed(0))).join(' → ')}`).join('; ') + '.');
   L.push('');

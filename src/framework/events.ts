@@ -32,6 +32,13 @@ export interface EventRequest {
   event: EventKind;
   handler: string;
   receiver?: boolean;
+  /**
+   * For `field` and `array`: also pass what the instruction touches, as
+   * `static void handler(Object object, int site)` (null for a static field, and for a field of
+   * `this` set before the constructor's super call, which no method may see) or, for an array,
+   * `static void handler(Object array, int index, int site)`.
+   */
+  operands?: boolean;
 }
 
 /** The instrumentation side of a profile kind. */

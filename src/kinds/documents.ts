@@ -10,7 +10,7 @@ import type { HeaderEntry, Profile } from '../profile/model.js';
 import { writeDocument, type SectionOut } from '../profile/write.js';
 import { methodName } from '../report/names.js';
 import { kindNamed, KINDS } from './index.js';
-import type { Accuracy, ProfileKind, ReportOptions } from './kind.js';
+import type { Accuracy, AccuracyOptions, ProfileKind, ReportOptions } from './kind.js';
 
 export interface ParsedSection {
   kind: ProfileKind;
@@ -80,13 +80,13 @@ export interface KindAccuracy extends Accuracy {
  * The accuracy of `sampled` against `exact` for every kind the two share: the paper's overlap,
  * Σ over keys of min(share in exact, share in sampled).
  */
-export function accuracyOf(exact: ProfileDocument, sampled: ProfileDocument): KindAccuracy[] {
+export function accuracyOf(exact: ProfileDocument, sampled: ProfileDocument, opts: AccuracyOptions = {}): KindAccuracy[] {
   const out: KindAccuracy[] = [];
   if (exact.komorium && sampled.komorium) out.push(komoriumAccuracy(exact.komorium, sampled.komorium));
   const sampledSections = new Map(parsedSections(sampled).map((s) => [s.kind.name, s]));
   for (const e of parsedSections(exact)) {
     const s = sampledSections.get(e.kind.name);
-    if (s) out.push({ kind: e.kind.name, ...e.kind.section.accuracy(e.data, s.data) });
+    if (s) out.push({ kind: e.kind.name, ...e.kind.section.accuracy(e.data, s.data, opts) });
   }
   if (out.length === 0) {
     const kinds = (d: ProfileDocument) => [...(d.komorium ? ['komorium'] : []), ...d.sections.map((x) => x.kind)].join(', ') || 'none';

@@ -51,7 +51,12 @@ export interface SectionCodec<S> {
   report(s: S, opts: ReportOptions): string;
   /** A self-contained HTML page of the section, for kinds that have one (`report -o x.html`). */
   html?(s: S, opts: ReportOptions): string;
-  accuracy(exact: S, sampled: S): Accuracy;
+  accuracy(exact: S, sampled: S, opts?: AccuracyOptions): Accuracy;
+}
+
+export interface AccuracyOptions {
+  /** Compare only each profile's top members that make this share of it (seed 001 §5: 0.9); 1 or absent: all. */
+  cutoff?: number;
 }
 
 export interface ProfileKind extends KindProbes {

@@ -11,6 +11,7 @@ import { KINDS, parseKinds } from '../../kinds/index.js';
 import type { ProfileKind } from '../../kinds/kind.js';
 import { LAYOUTS, type LayoutName } from '../../framework/layout/context.js';
 import type { Trigger } from '../../framework/probes.js';
+import { BURST_TRIGGERS, DEFAULT_BURST_TRIGGER } from '../../framework/burst.js';
 import type { InstrumentMode } from '../../instrument/rewrite.js';
 
 interface InstrumentArgs {
@@ -30,7 +31,7 @@ interface InstrumentArgs {
   'report-json'?: string;
   profile: string[];
   layout?: LayoutName;
-  trigger: Trigger;
+  trigger: Trigger | 'burst';
 }
 
 /** `--profile`: komorium alone, or kinds built on the framework (which cannot be mixed with komorium in one jar). */
@@ -46,7 +47,8 @@ export function instrumentMode(args: Pick<InstrumentArgs, 'profile' | 'layout' |
     throw new UsageError(`--profile: komorium rewrites every method's calling convention and cannot be combined with ${names.filter((n) => n !== 'komorium').join(', ')} in one jar; instrument twice`);
   }
   const kinds = parseKinds(names);
-  return { profile: 'framework', kinds: kinds.map((k) => k.name), layout: frameworkLayout(kinds, args.layout), trigger: args.trigger };
+  const trigger = args.trigger === 'burst' ? DEFAULT_BURST_TRIGGER : args.trigger;
+  return { profile: 'framework', kinds: kinds.map((k) => k.name), layout: frameworkLayout(kinds, args.layout), trigger };
 }
 
 /** `--layout`, or the layout the kinds need: a kind that samples in its own runtime logic runs exhaustive. */
@@ -214,9 +216,11 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
         describe: 'for the framework kinds: full-dup, partial-dup, no-dup (seed 000), or exhaustive (every event: the perfect profile) [default: full-dup, exhaustive for subpaths]',
       })
       .option('trigger', {
-        choices: ['global', 'thread'] as const,
-        default: 'global' as Trigger,
-        describe: 'for the framework kinds: one sample counter for all threads (seed 000), or one per thread',
+        choices: ['global', 'thread', 'burst', ...BURST_TRIGGERS] as const,
+        default: 'global' as Trigger | 'burst',
+        describe:
+          'for the framework kinds: one sample counter for all threads (seed 000), one per thread, or bursty tracing (seed 001): ' +
+          `burst (= ${DEFAULT_BURST_TRIGGER}), or burst-counter, burst-flag, burst-volatile, burst-indy to choose how a check costs while nothing is sampled`,
       })
       .option('skip-broken', { type: 'boolean', default: false, describe: 'copy classes that do not parse unchanged, with a warning, instead of failing' })
       .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print only warnings' })

@@ -2,62 +2,34 @@
  * The call-edges section: `edge<TAB>site<TAB>callee<TAB>count` records, one per call site and
  * method that ran there, after the sampling header (docs/profile-format.md).
  */
-import type { SectionReader, SiteEntry } from '../../profile/document.js';
-import type { MethodEntry } from '../../profile/model.js';
+import type { SectionReader } from '../../profile/document.js';
 import type { TableIds } from '../../profile/write.js';
 import { shareOverlap } from '../../profile/share-overlap.js';
 import { HEADER_RECORDS, describeSampling, mergeSamplingHeaders, readSamplingHeader, samplingHeaderLines, type SamplingHeader } from '../../framework/section-header.js';
 import { formatInt, formatPct, methodName, siteName, table } from '../../report/names.js';
-import type { Accuracy, ReportOptions, SectionCodec } from '../kind.js';
+import type { Accuracy, AccuracyOptions, ReportOptions, SectionCodec } from '../kind.js';
+import { edgeKey, edgeLines, mergeEdges, readEdges, type CallEdge } from '../edge-records.js';
 
-export interface CallEdge {
-  site: SiteEntry;
-  callee: MethodEntry;
-  count: number;
-}
+export type { CallEdge };
 
 export interface CallEdges {
   header: SamplingHeader;
   edges: CallEdge[];
 }
 
-const edgeKey = (e: CallEdge) => `${e.site.key}\u0001${e.callee.key}`;
-
 export const callEdgesSection: SectionCodec<CallEdges> = {
   read(r: SectionReader): CallEdges {
     r.only([...HEADER_RECORDS, 'edge']);
-    const header = readSamplingHeader(r);
-    const seen = new Set<string>();
-    const edges = r.records('edge', 4, 'edge<TAB>site<TAB>callee method<TAB>count').map((rec) => {
-      const e = { site: r.site(rec, 1), callee: r.method(rec, 2), count: r.int(rec, 3, 'count', 1) };
-      if (seen.has(edgeKey(e))) r.fail(`edge ${rec.fields[1]} → ${rec.fields[2]} repeats an earlier edge`, rec.line);
-      seen.add(edgeKey(e));
-      return e;
-    });
-    return { header, edges };
+    return { header: readSamplingHeader(r), edges: readEdges(r, 'edge') };
   },
 
   methods: (s) => s.edges.map((e) => e.callee),
   sites: (s) => s.edges.map((e) => e.site),
 
-  lines(s: CallEdges, ids: TableIds): string[] {
-    const rows = s.edges.map((e) => [ids.site(e.site), ids.method(e.callee), e.count] as const);
-    rows.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-    return [...samplingHeaderLines(s.header), ...rows.map(([site, callee, count]) => `edge\t${site}\t${callee}\t${count}`)];
-  },
+  lines: (s: CallEdges, ids: TableIds) => [...samplingHeaderLines(s.header), ...edgeLines('edge', s.edges, ids)],
 
   merge(sections: CallEdges[], names: string[]): CallEdges {
-    const header = mergeSamplingHeaders(sections.map((s) => s.header), names, 'call-edges');
-    const sum = new Map<string, CallEdge>();
-    for (const s of sections) {
-      for (const e of s.edges) {
-        const k = edgeKey(e);
-        const known = sum.get(k);
-        if (known) known.count += e.count;
-        else sum.set(k, { ...e });
-      }
-    }
-    return { header, edges: [...sum.values()] };
+    return { header: mergeSamplingHeaders(sections.map((s) => s.header), names, 'call-edges'), edges: mergeEdges(sections.map((s) => s.edges)) };
   },
 
   report(s: CallEdges, opts: ReportOptions): string {
@@ -79,11 +51,11 @@ export const callEdgesSection: SectionCodec<CallEdges> = {
     return lines.join('\n') + '\n';
   },
 
-  accuracy(exact: CallEdges, sampled: CallEdges): Accuracy {
+  accuracy(exact: CallEdges, sampled: CallEdges, opts: AccuracyOptions = {}): Accuracy {
     const byKey = (s: CallEdges) => new Map(s.edges.map((e) => [edgeKey(e), e.count]));
     const names = new Map<string, string>();
     for (const e of [...exact.edges, ...sampled.edges]) names.set(edgeKey(e), `${siteName(e.site)} → ${methodName(e.callee)}`);
-    const o = shareOverlap(byKey(exact), byKey(sampled));
+    const o = shareOverlap(byKey(exact), byKey(sampled), opts.cutoff);
     return {
       overlap: o.overlap,
       unit: 'call edges',
