@@ -91,7 +91,7 @@ export function diffProfiles(a: Profile, b: Profile, opts: DiffOptions = {}): Di
   if (a.agent !== b.agent || a.unit !== b.unit) {
     throw new KomoriumError(
       `diff: ${a.name} was written by agent "${a.agent}" (unit ${a.unit}) and ${b.name} by agent "${b.agent}" (unit ${b.unit}): ` +
-        `profiles of different agents are not comparable; profile both runs with the same agent`,
+        `profiles of different agents are not comparable; profile both runs with the same agent, or measure how close a sampled profile is to an exact one with diff --accuracy EXACT SAMPLED`,
     );
   }
   const warnings: string[] = [];
