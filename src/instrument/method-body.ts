@@ -24,6 +24,7 @@ import { decideCall, otherPackageInit, type ProgramView } from './calls.js';
 import { simulateFrames } from '../analysis/frames.js';
 import { companionName } from './companion.js';
 import { KomoriumError } from '../errors.js';
+import { lineOfEachInsn } from '../framework/sites.js';
 
 /** One counted piece of a basic block: MaxPath splits long blocks into several (§4.2). */
 export interface Piece {
@@ -204,6 +205,9 @@ export function instrumentBody(
   for (const p of pieces) pieceAt.set(p.firstInsn, p);
 
   const nodes = code.nodes;
+  // The slow path of a check passes the line of its block: a constant, so the fast path pays nothing.
+  const lineOf = lineOfEachInsn(code);
+  const pieceLine = (p: Piece): number => lineOf.get(nodes[p.firstInsn] as Insn) ?? -1;
   const deferred = deferredCounters(nodes, code.tryCatch, pieceAt);
   const factories = otherPackageConstructors();
   for (let i = 0; i < nodes.length; i++) {
@@ -390,9 +394,9 @@ export function instrumentBody(
         load(OP.ILOAD, spVar),
       );
       if (leaf) {
-        out.push(getMid(), invoke(cp, OP.INVOKESTATIC, RT.TC, 'sampleLeaf', `(${RT.TC_DESC}I${RT.STACK_DESC}I${RT.MID_DESC})I`));
+        out.push(getMid(), pushInt(cp, pieceLine(piece)), invoke(cp, OP.INVOKESTATIC, RT.TC, 'sampleLeaf', `(${RT.TC_DESC}I${RT.STACK_DESC}I${RT.MID_DESC}I)I`));
       } else {
-        out.push(invoke(cp, OP.INVOKESTATIC, RT.TC, 'sample', `(${RT.TC_DESC}I${RT.STACK_DESC}I)I`));
+        out.push(pushInt(cp, pieceLine(piece)), invoke(cp, OP.INVOKESTATIC, RT.TC, 'sample', `(${RT.TC_DESC}I${RT.STACK_DESC}II)I`));
       }
       out.push(op(OP.DUP), load(OP.ISTORE, syncVar), load(OP.ISTORE, cntVar), skip);
       if (newFrames && before) newFrames.set(skip, adapt(before));
@@ -420,9 +424,9 @@ export function instrumentBody(
       load(OP.ILOAD, spVar),
     );
     if (leaf) {
-      out.push(getMid(), invoke(cp, OP.INVOKEVIRTUAL, RT.TC, 'triggerSamplingLeaf', `(${RT.STACK_DESC}I${RT.MID_DESC})V`));
+      out.push(getMid(), pushInt(cp, pieceLine(piece)), invoke(cp, OP.INVOKEVIRTUAL, RT.TC, 'triggerSamplingLeaf', `(${RT.STACK_DESC}I${RT.MID_DESC}I)V`));
     } else {
-      out.push(invoke(cp, OP.INVOKEVIRTUAL, RT.TC, 'triggerSampling', `(${RT.STACK_DESC}I)V`));
+      out.push(pushInt(cp, pieceLine(piece)), invoke(cp, OP.INVOKEVIRTUAL, RT.TC, 'triggerSampling', `(${RT.STACK_DESC}II)V`));
     }
     out.push(skip);
     if (newFrames && before) newFrames.set(skip, adapt(before));

@@ -29,13 +29,13 @@ public final class ExactAgent extends TreeAgent {
     }
 
     @Override
-    public int processSample(int[] stack, int sp, int bytecodes) {
+    int sample(int[] stack, int sp, int bytecodes, int line, TC tc) {
         long b = Integer.toUnsignedLong(bytecodes);
         sp = clamp(stack, sp);
         synchronized (this) {
             if (sp > 0) {
                 InvocationNode n = context(stack, sp);
-                n.counter += b;
+                n.add(b, threadNumber(tc), line);
                 if (n.truncated) {
                     truncatedSamples++;
                 }

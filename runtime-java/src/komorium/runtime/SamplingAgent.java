@@ -63,7 +63,7 @@ public final class SamplingAgent extends TreeAgent {
     }
 
     @Override
-    public int processSample(int[] stack, int sp, int bytecodes) {
+    int sample(int[] stack, int sp, int bytecodes, int line, TC tc) {
         int next = granularity;
         if (random > 0) {
             SplitMix g = generators.get();
@@ -80,7 +80,7 @@ public final class SamplingAgent extends TreeAgent {
         synchronized (this) {
             if (sp > 0) {
                 InvocationNode n = context(stack, sp);
-                n.counter++;
+                n.add(1, threadNumber(tc), line);
                 if (n.truncated) {
                     truncatedSamples++;
                 }

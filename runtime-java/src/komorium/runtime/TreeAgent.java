@@ -33,6 +33,59 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
         this.out = out;
     }
 
+    /** Thread names in the order first seen; a thread's number is its index. Guarded by {@code this}. */
+    private final java.util.List<String> threadNames = new java.util.ArrayList<String>();
+    private final java.util.Map<String, Integer> threadNumbers = new java.util.HashMap<String, Integer>();
+
+    /**
+     * {@link #processSample} with what the runtime knows beside the stack: the line of the block that
+     * ran ({@code -1} when unknown) and the sampled thread's context (null for a program that drives
+     * the agent itself).
+     */
+    abstract int sample(int[] stack, int sp, int bytecodes, int line, TC tc);
+
+    @Override
+    public final int processSample(int[] stack, int sp, int bytecodes) {
+        return sample(stack, sp, bytecodes, -1, null);
+    }
+
+    /**
+     * The number of the sampled thread's name. A thread keeps its number while its name stays the
+     * same object, so the lookup is a comparison on most samples. Caller holds the lock.
+     */
+    final int threadNumber(TC tc) {
+        Thread t = tc != null ? tc.thread : Thread.currentThread();
+        String name = t.getName();
+        if (tc != null && tc.threadName == name) {
+            return tc.threadId;
+        }
+        Integer known = threadNumbers.get(name);
+        if (known == null) {
+            known = threadNames.size();
+            threadNames.add(name);
+            threadNumbers.put(name, known);
+        }
+        if (tc != null) {
+            tc.threadName = name;
+            tc.threadId = known;
+        }
+        return known;
+    }
+
+    /** The name of thread number {@code i}. Caller holds the lock. */
+    final String threadName(int i) {
+        return i >= 0 && i < threadNames.size() ? threadNames.get(i) : null;
+    }
+
+    /** Contexts created so far, numbered 0 (the root) … nodeCount() - 1, parents before children. Caller holds the lock. */
+    final int nodeCount() {
+        return nodeCount;
+    }
+
+    final InvocationNode nodeAt(int i) {
+        return nodes[i];
+    }
+
     /** {@code sampling} or {@code exact}. */
     abstract String name();
 
