@@ -50,6 +50,14 @@ export interface BodyOptions {
    */
   counter: 'field' | 'local';
   /**
+   * instrument --call-lines: for each line the method calls from, the identifier its frame holds
+   * while such a call runs (MID.getCallLine), so that callers' frames read like a stack trace.
+   * Stored into the frame's slot before a call only when the method calls from several lines, and
+   * only when the line changed since the last store in straight-line code; a method that calls from
+   * one line pushes that identifier on entry and pays nothing more.
+   */
+  callLines?: Map<number, { owner: string; name: string }>;
+  /**
    * The method guards virtual dispatch (plan.ts dispatchChecked): on a virtual entry (sp >= 0) it
    * first checks that the receiver's class is instrumented, else calls the original method.
    */
@@ -158,6 +166,10 @@ export function instrumentBody(
   };
 
   const getMid = (): Insn => field(cp, OP.GETSTATIC, options.mid.owner, options.mid.name, RT.MID_DESC);
+  const callLines = options.callLines ?? new Map<number, { owner: string; name: string }>();
+  const entryMid = callLines.size === 1 ? [...callLines.values()][0]! : options.mid;
+  /** The call line last stored into this frame's slot on the straight-line path to here. */
+  let storedLine: number | undefined;
   const newFrames = code.frames !== null || framesBefore !== null ? new Map<Label, Frame>() : null;
   if (code.frames) for (const [label, f] of code.frames) newFrames!.set(label, adapt(f));
 
@@ -183,7 +195,7 @@ export function instrumentBody(
     out.push(
       load(OP.ALOAD, stackVar),
       load(OP.ILOAD, spVar),
-      getMid(),
+      field(cp, OP.GETSTATIC, entryMid.owner, entryMid.name, RT.MID_DESC),
       invoke(cp, OP.INVOKESTATIC, RT.TC, 'push', `(${RT.STACK_DESC}I${RT.MID_DESC})I`),
       load(OP.ISTORE, spVar),
     );
@@ -214,6 +226,7 @@ export function instrumentBody(
     const n = nodes[i];
     if (isLabel(n)) {
       out.push(n);
+      storedLine = undefined;
       // A callee may have thrown after counting into tc.instrCounter, or this method (see syncVar).
       if (local && handlers.has(n)) reloadPending = true;
       continue;
@@ -432,8 +445,26 @@ export function instrumentBody(
     if (newFrames && before) newFrames.set(skip, adapt(before));
   }
 
+  /** `stack[sp - 1] = <this method's identifier for the call's line>` (callLines). */
+  function markCallLine(nodeIndex: number): void {
+    if (callLines.size < 2) return;
+    const line = lineOf.get(nodes[nodeIndex] as Insn) ?? -1;
+    const mid = callLines.get(line);
+    if (mid === undefined || line === storedLine) return;
+    storedLine = line;
+    out.push(
+      load(OP.ALOAD, stackVar),
+      load(OP.ILOAD, spVar),
+      op(OP.ICONST_1),
+      op(OP.ISUB),
+      field(cp, OP.GETSTATIC, mid.owner, mid.name, RT.MID_DESC),
+      op(OP.IASTORE),
+    );
+  }
+
   function rewriteCall(n: Insn, nodeIndex: number): void {
     if (n.op === OP.INVOKEDYNAMIC) {
+      markCallLine(nodeIndex);
       calloutAround(n);
       return;
     }
@@ -442,6 +473,8 @@ export function instrumentBody(
       { op: n.op, owner: ref.owner, name: ref.name, desc: ref.desc, isInterface: ref.isInterface, caller: cf.thisClass },
       program,
     );
+    // A call that can reach instrumented code: its frames go above this one's.
+    if (decision !== 'plain') markCallLine(nodeIndex);
     if (decision === 'extended' || decision === 'extended-direct') {
       stats.extendedCalls++;
       if (local) out.push(...storeCounter());

@@ -30,6 +30,7 @@ interface RunArgs {
   exclude: string[];
   checks: 'all' | 'optimized';
   'max-path': number;
+  'call-lines': boolean;
 }
 
 export const runCommand: CommandModule<object, RunArgs> = {
@@ -53,6 +54,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('exclude', { type: 'string', array: true, default: [], describe: 'leave classes matching as they are (as for instrument)' })
       .option('checks', { choices: ['all', 'optimized'] as const, default: 'optimized' as const, describe: 'as for instrument' })
       .option('max-path', { type: 'number', default: 50, describe: 'as for instrument' })
+      .option('call-lines', { type: 'boolean', default: false, describe: 'as for instrument' })
       .example('$0 run app.jar -- input.txt', 'profile app.jar on input.txt; writes app.kprof') as unknown as Argv<RunArgs>,
   handler: async (a) => {
     const work = mkdtempSync(join(tmpdir(), 'komorium-run-'));
@@ -66,7 +68,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
         include: a.include,
         exclude: a.exclude,
         skipBroken: false,
-        mode: { profile: 'komorium', options: { checks: a.checks, maxPath: a['max-path'], leafOpt: true, callbacks: true, counter: 'field' } },
+        mode: { profile: 'komorium', options: { checks: a.checks, maxPath: a['max-path'], leafOpt: true, callbacks: true, counter: 'field', callLines: a['call-lines'] } },
       });
       const out = resolve(a.out ?? basename(a.jar, extname(a.jar)) + '.kprof');
       const cp = [instrumented, ...classpath].join(delimiter);
