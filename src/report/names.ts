@@ -4,6 +4,7 @@
  */
 import { TRUNCATED_CLASS, type MethodEntry } from '../profile/model.js';
 import { javaName } from '../classfile/names.js';
+import { THREAD_CLASS } from '../profile/threads.js';
 
 export interface NameOptions {
   /** `com/foo/Bar.baz(ILjava/lang/String;)V` instead of `com.foo.Bar.baz(int, String)`. */
@@ -67,6 +68,7 @@ export function javaTypeName(internal: string, qualified = false): string {
 export function methodName(m: MethodEntry | null, opts: NameOptions = {}): string {
   if (m === null) return 'all';
   if (m.className === TRUNCATED_CLASS) return '<truncated stack>';
+  if (m.className === THREAD_CLASS) return `thread ${m.name}`;
   if (opts.rawDescriptors) return `${m.className}.${m.name}${m.descriptor}`;
   const params = javaParams(m.descriptor, opts.qualifiedParams);
   const owner = javaName(m.className);

@@ -10,6 +10,8 @@ import { renderHtml } from '../../report/html.js';
 import { renderJson } from '../../report/json.js';
 import { parseCount, parsePercent, writeOutput } from '../../report/output.js';
 import { renderText } from '../../report/text.js';
+import { annotateSources, renderHotLines, sourceDirs } from '../../report/lines.js';
+import { filterThreads, splitByThread } from '../../profile/threads.js';
 
 export const REPORT_FORMATS = ['text', 'collapsed', 'json', 'html'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
@@ -24,6 +26,10 @@ interface ReportArgs {
   'raw-descriptors': boolean;
   value: 'samples' | 'bytecodes';
   method?: string;
+  lines: boolean;
+  'source-path': string[];
+  threads: boolean;
+  thread?: string;
 }
 
 /** `-o flame.html` alone should give a flame graph, not a text file named .html. */
@@ -42,6 +48,14 @@ export interface ReportOptions {
   threshold?: number;
   rawDescriptors?: boolean;
   value?: 'samples' | 'bytecodes';
+  /** Text: the hottest source lines. */
+  lines?: boolean;
+  /** Text: source files found under these folders, annotated with their lines' counts. */
+  sourcePath?: string[];
+  /** One root per thread name (pools grouped). */
+  threads?: boolean;
+  /** Only the threads this pattern matches. */
+  thread?: string;
 }
 
 /** The text report shows every section of the file; the other formats draw Komorium's samples tree. */
@@ -59,10 +73,26 @@ export function renderDocument(doc: ProfileDocument, o: ReportOptions & { method
   return others === '' ? komorium : `${komorium}\n${others}`;
 }
 
+/** The samples tree a report draws: restricted to --thread, split by thread with --threads. */
+export function selectThreads(profile: Profile, o: Pick<ReportOptions, 'threads' | 'thread'>): Profile {
+  let p = profile;
+  if (o.thread !== undefined) p = filterThreads(p, o.thread);
+  if (o.threads) p = splitByThread(p);
+  return p;
+}
+
+function renderTextWithLines(p: Profile, o: ReportOptions): string {
+  const extra: string[] = [];
+  if (o.lines) extra.push('', ...renderHotLines(p, o.top ?? 20, o));
+  if (o.sourcePath !== undefined && o.sourcePath.length > 0) extra.push('', ...annotateSources(p, o.sourcePath, o.top ?? 20));
+  return renderText(p, o) + (extra.length > 0 ? extra.join('\n') + '\n' : '');
+}
+
 export function renderReport(profile: Profile, o: ReportOptions): string {
+  profile = selectThreads(profile, o);
   switch (o.format) {
     case 'text':
-      return renderText(profile, o);
+      return renderTextWithLines(profile, o);
     case 'collapsed':
       return renderCollapsed(profile, o);
     case 'json':
@@ -90,6 +120,15 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       .option('threshold', { type: 'string', default: '1', describe: 'call tree: fold contexts under this percentage of the total' })
       .option('raw-descriptors', { type: 'boolean', default: false, describe: 'name methods as in the class file: com/foo/Bar.baz(ILjava/lang/String;)V' })
       .option('method', { alias: 'm', type: 'string', describe: 'call-edges and field-access: only rows about methods this matches (callers and callees of it); * is a wildcard' })
+      .option('lines', { type: 'boolean', default: false, describe: 'text: also list the hottest source lines' })
+      .option('source-path', {
+        type: 'string',
+        array: true,
+        default: [],
+        describe: 'text: show the hottest source files found under these folders (com/foo/Bar.java), with counts beside each line',
+      })
+      .option('threads', { type: 'boolean', default: false, describe: 'one root per thread name above the contexts (thread pools grouped: pool-1-thread-*)' })
+      .option('thread', { type: 'string', describe: 'only the samples of threads whose name (or pool pattern) this matches; * is a wildcard' })
       .option('value', {
         choices: ['samples', 'bytecodes'] as const,
         default: 'samples' as const,
@@ -98,7 +137,9 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       .example('$0 report app.kprof', 'hottest methods, hottest call paths and the call tree')
       .example('$0 report app.kprof -o flame.html', 'interactive flame graph: click to zoom, search, hover for numbers')
       .example('$0 report app.kprof --format collapsed | flamegraph.pl > flame.svg', 'folded stacks for Brendan Gregg\'s FlameGraph (or speedscope)')
-      .example('$0 report app.kprof --depth 6 --threshold 0.5', 'a deeper look at the call tree') as unknown as Argv<ReportArgs>,
+      .example('$0 report app.kprof --depth 6 --threshold 0.5', 'a deeper look at the call tree')
+      .example('$0 report app.kprof --lines --source-path src/main/java', 'the hottest lines, and the hottest files with counts beside the code')
+      .example('$0 report app.kprof --threads -o flame.html', 'one flame per thread name; --thread \'pool-*\' keeps only those') as unknown as Argv<ReportArgs>,
   handler: (args) => {
     const format = args.format ?? formatFromOutput(args.output) ?? 'text';
     const options: ReportOptions = {
@@ -108,6 +149,10 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       threshold: parsePercent(args.threshold, '--threshold', { min: 0, max: 100 }),
       rawDescriptors: args['raw-descriptors'],
       value: args.value,
+      lines: args.lines,
+      sourcePath: sourceDirs(args['source-path']),
+      threads: args.threads,
+      thread: args.thread,
     };
     if (format === 'html' && args.output === undefined && process.stdout.isTTY) {
       throw new UsageError('--format html writes a whole web page: give -o flame.html (or redirect stdout)');
