@@ -7,7 +7,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { share, type ContextNode, type MethodEntry, type Profile } from '../profile/model.js';
-import { formatInt, formatPct, methodName, table, type NameOptions } from './names.js';
+import { formatInt, formatPct, methodName, sourcePath, table, type NameOptions } from './names.js';
 
 /** The key with the largest counter (the smallest key on a tie), or undefined. */
 function heaviest(entries: readonly { line: number; counter: number }[] | undefined): number | undefined {
@@ -95,12 +95,6 @@ export function renderHotLines(p: Profile, top: number, opts: NameOptions = {}):
       ['r', 'r', 'l', 'l'],
     ),
   ];
-}
-
-/** `com/foo/Bar.java` for a method of `com/foo/Bar$Inner` compiled from `Bar.java`. */
-function sourcePath(m: MethodEntry): string {
-  const slash = m.className.lastIndexOf('/');
-  return (slash < 0 ? '' : m.className.slice(0, slash + 1)) + m.source;
 }
 
 /** The first of `dirs` that holds `path` (or, failing that, its file name). */

@@ -81,6 +81,13 @@ export function sourceRef(m: MethodEntry | null): string {
   return m.line >= 0 ? `${m.source}:${m.line}` : m.source;
 }
 
+/** `com/foo/Bar.java` for a method of `com/foo/Bar$Inner` compiled from `Bar.java`; '' when the source is unknown. */
+export function sourcePath(m: MethodEntry): string {
+  if (m.source === '') return '';
+  const slash = m.className.lastIndexOf('/');
+  return (slash < 0 ? '' : m.className.slice(0, slash + 1)) + m.source;
+}
+
 /** 1234567.8 → `1,234,568`. */
 export function formatInt(v: number): string {
   if (!Number.isFinite(v)) return v > 0 ? '∞' : v < 0 ? '-∞' : '?';

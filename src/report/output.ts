@@ -7,7 +7,7 @@ import { KomoriumError, UsageError } from '../errors.js';
  * Writes `text` to `path` atomically (temp file + rename), so a CI job never picks up half a
  * profile or report; to stdout when `path` is undefined or `-`.
  */
-export function writeOutput(path: string | undefined, text: string): void {
+export function writeOutput(path: string | undefined, text: string | Uint8Array): void {
   if (path === undefined || path === '-') {
     process.stdout.write(text);
     return;

@@ -10,10 +10,13 @@ import { renderHtml } from '../../report/html.js';
 import { renderJson } from '../../report/json.js';
 import { parseCount, parsePercent, writeOutput } from '../../report/output.js';
 import { renderText } from '../../report/text.js';
+import { renderPprof } from '../../report/pprof.js';
+import { renderCallgrind } from '../../report/callgrind.js';
+import { renderSpeedscope } from '../../report/speedscope.js';
 import { annotateSources, renderHotLines, sourceDirs } from '../../report/lines.js';
 import { filterThreads, splitByThread } from '../../profile/threads.js';
 
-export const REPORT_FORMATS = ['text', 'collapsed', 'json', 'html'] as const;
+export const REPORT_FORMATS = ['text', 'collapsed', 'json', 'html', 'pprof', 'callgrind', 'speedscope'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 interface ReportArgs {
@@ -36,8 +39,11 @@ interface ReportArgs {
 export function formatFromOutput(output: string | undefined): ReportFormat | undefined {
   if (output === undefined) return undefined;
   if (/\.html?$/i.test(output)) return 'html';
+  if (/\.speedscope\.json$/i.test(output)) return 'speedscope';
   if (/\.json$/i.test(output)) return 'json';
   if (/\.(folded|collapsed)$/i.test(output)) return 'collapsed';
+  if (/\.pb(\.gz)?$/i.test(output)) return 'pprof';
+  if (/(^|[\\/])callgrind\.out(\.|$)/.test(output)) return 'callgrind';
   return undefined;
 }
 
@@ -59,7 +65,7 @@ export interface ReportOptions {
 }
 
 /** The text report shows every section of the file; the other formats draw Komorium's samples tree. */
-export function renderDocument(doc: ProfileDocument, o: ReportOptions & { method?: string }): string {
+export function renderDocument(doc: ProfileDocument, o: ReportOptions & { method?: string }): string | Uint8Array {
   const others = doc.sections.length > 0 && o.format === 'text'
     ? reportSections(doc, { top: o.top ?? 20, rawDescriptors: o.rawDescriptors, method: o.method === undefined ? undefined : methodMatcher(o.method) })
     : '';
@@ -70,7 +76,7 @@ export function renderDocument(doc: ProfileDocument, o: ReportOptions & { method
     return others;
   }
   const komorium = renderReport(doc.komorium, o);
-  return others === '' ? komorium : `${komorium}\n${others}`;
+  return others === '' || typeof komorium !== 'string' ? komorium : `${komorium}\n${others}`;
 }
 
 /** The samples tree a report draws: restricted to --thread, split by thread with --threads. */
@@ -88,7 +94,7 @@ function renderTextWithLines(p: Profile, o: ReportOptions): string {
   return renderText(p, o) + (extra.length > 0 ? extra.join('\n') + '\n' : '');
 }
 
-export function renderReport(profile: Profile, o: ReportOptions): string {
+export function renderReport(profile: Profile, o: ReportOptions): string | Uint8Array {
   profile = selectThreads(profile, o);
   switch (o.format) {
     case 'text':
@@ -99,6 +105,12 @@ export function renderReport(profile: Profile, o: ReportOptions): string {
       return renderJson(profile, o);
     case 'html':
       return renderHtml(profile, o);
+    case 'pprof':
+      return renderPprof(profile, o);
+    case 'callgrind':
+      return renderCallgrind(profile, o);
+    case 'speedscope':
+      return renderSpeedscope(profile, o);
   }
 }
 
@@ -111,8 +123,10 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       .option('format', {
         alias: 'f',
         choices: REPORT_FORMATS,
-        describe: 'text: hot methods, paths and call tree; collapsed: folded stacks for flamegraph.pl or speedscope; ' +
-          'json: methods and tree for scripts; html: interactive flame graph in one file [default: from -o, else text]',
+        describe: 'text: hot methods, paths and call tree; collapsed: folded stacks for flamegraph.pl; ' +
+          'json: methods and tree for scripts; html: interactive flame graph in one file; ' +
+          'pprof: gzipped profile.proto for go tool pprof; callgrind: for KCachegrind and callgrind_annotate; ' +
+          'speedscope: speedscope\'s file format [default: from -o (.html, .json, .folded, .pb.gz, callgrind.out.*, .speedscope.json), else text]',
       })
       .option('output', { alias: 'o', type: 'string', describe: 'write to this file instead of stdout' })
       .option('top', { type: 'number', default: 20, describe: 'rows in the hottest methods and call paths lists' })
@@ -132,7 +146,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       .option('value', {
         choices: ['samples', 'bytecodes'] as const,
         default: 'samples' as const,
-        describe: 'collapsed: count samples, or estimated bytecodes (counter share × total bytecodes)',
+        describe: 'collapsed and speedscope: count samples, or estimated bytecodes (counter share × total bytecodes)',
       })
       .example('$0 report app.kprof', 'hottest methods, hottest call paths and the call tree')
       .example('$0 report app.kprof -o flame.html', 'interactive flame graph: click to zoom, search, hover for numbers')
@@ -156,6 +170,9 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
     };
     if (format === 'html' && args.output === undefined && process.stdout.isTTY) {
       throw new UsageError('--format html writes a whole web page: give -o flame.html (or redirect stdout)');
+    }
+    if (format === 'pprof' && args.output === undefined && process.stdout.isTTY) {
+      throw new UsageError('--format pprof writes gzipped protobuf: give -o profile.pb.gz (or redirect stdout)');
     }
     if (args.output !== undefined && args.output === args.profile) throw new UsageError(`--output ${args.output} would overwrite the profile it reports on`);
     writeOutput(args.output, renderDocument(readDocument(args.profile), { ...options, method: args.method }));
