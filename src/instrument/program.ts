@@ -12,7 +12,7 @@ import { RT } from './runtime-names.js';
 import type { ClassPlan } from './plan.js';
 import { ClassFilter } from './patterns.js';
 import { emptyCounts, type ClassReport, type ClassResult } from './class-transform.js';
-import { runtimeEntries } from './runtime-jar.js';
+import { addRuntime } from './runtime-jar.js';
 import { javaName } from '../classfile/names.js';
 import type { FrameworkClassReport, FrameworkClassResult } from '../framework/class-transform.js';
 import { buildProgram, rewriteEntry, type ClassHeader, type EntryResult, type InstrumentMode, type Program } from './rewrite.js';
@@ -172,8 +172,7 @@ async function outputEntries(
       warnings.push(`removed the jar signature (${stripped.removed.join(', ')}): its classes changed`);
       entries = stripped.entries;
     }
-    const present = new Set(entries.map((e) => e.name));
-    for (const r of await runtimeEntries()) if (!present.has(r.name)) entries.push(r);
+    await addRuntime(entries);
   }
 
   return { entries, reports, excluded };

@@ -30,6 +30,9 @@ public final class ExactAgent extends TreeAgent {
 
     @Override
     int sample(int[] stack, int sp, int bytecodes, int line, TC tc) {
+        if (!recording) {
+            return 1;
+        }
         long b = Integer.toUnsignedLong(bytecodes);
         sp = clamp(stack, sp);
         synchronized (this) {

@@ -76,6 +76,9 @@ public final class SamplingAgent extends TreeAgent {
             }
             next = next(g);
         }
+        if (!recording) {
+            return next;
+        }
         sp = clamp(stack, sp);
         synchronized (this) {
             if (sp > 0) {

@@ -24,6 +24,9 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
     private final int maxContexts = Config.maxContexts();
     private boolean full;
 
+    /** False while {@link Control#stop} holds recording: samples are then neither counted nor kept. */
+    volatile boolean recording = Config.startRecording();
+
     private final AtomicBoolean finished = new AtomicBoolean();
     private final String out;
     /** Set when the runtime installed this agent: its tree then goes into the run's one profile file. */
@@ -75,6 +78,23 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
     /** The name of thread number {@code i}. Caller holds the lock. */
     final String threadName(int i) {
         return i >= 0 && i < threadNames.size() ? threadNames.get(i) : null;
+    }
+
+    /**
+     * Zeroes every context's counters and the totals ({@link Control#reset}). Contexts stay in the
+     * tree, so that the node numbers threads cache in their stacks (§6.2) stay valid; the profile
+     * leaves out contexts that counted nothing. Caller holds the lock.
+     */
+    final void zero() {
+        for (int i = 0; i < nodeCount; i++) {
+            InvocationNode n = nodes[i];
+            n.counter = 0;
+            if (n.self != null) {
+                n.self.clear();
+            }
+        }
+        totalBytecodes = 0;
+        truncatedSamples = 0;
     }
 
     /** Contexts created so far, numbered 0 (the root) … nodeCount() - 1, parents before children. Caller holds the lock. */
