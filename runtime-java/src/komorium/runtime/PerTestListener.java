@@ -46,7 +46,7 @@ public final class PerTestListener implements TestExecutionListener {
             Control.reset();
             Control.start();
         } catch (IllegalStateException e) {
-            fail(e.getMessage());
+            fail(e.getMessage().replaceFirst("^komorium: ", ""));
             return;
         }
         started = System.nanoTime();
