@@ -6,7 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync } from 'node:fs';
 import { javac, jarDir, repoRoot, runJava, tmpDir } from './support/java.js';
+import { debianClasspathFor, debianJar, jflexJavaFlex } from './support/corpus.js';
 import { instrument } from './support/komorium.js';
 import { readProfile, type ContextNode, type Profile } from '../src/profile/index.js';
 
@@ -90,5 +92,32 @@ describe('line-level profiles', () => {
     const ratio = w.get(6)! / w.get(5)!;
     expect(ratio).toBeGreaterThan(1.6);
     expect(ratio).toBeLessThan(2.5);
+  });
+
+  it('--call-lines on a real program (Debian jflex): the same output, the same samples tree, and call lines', async () => {
+    const jar = debianJar('jflex');
+    const cp = debianClasspathFor('jflex').filter((p) => p !== jar);
+    const run = async (jarPath: string, name: string) => {
+      const dir = join(work, name);
+      mkdirSync(dir);
+      const out = join(work, `${name}.kprof`);
+      const r = await runJava({ cp: [jarPath, ...cp], main: 'jflex.Main', args: ['-d', dir, jflexJavaFlex()], jvmArgs: ['-Dkomorium.quiet', `-Dkomorium.out=${out}`] });
+      expect(r.code, r.stderr).toBe(0);
+      return { stdout: r.stdout.replaceAll(dir, '<out>'), scanner: readFileSync(join(dir, 'Scanner.java'), 'utf8'), profile: out };
+    };
+    const plain = join(work, 'jflex-plain.jar');
+    const lines = join(work, 'jflex-lines.jar');
+    instrument(jar, plain, ['--classpath', ...cp]);
+    instrument(jar, lines, ['--classpath', ...cp, '--call-lines']);
+    const a = await run(plain, 'jflex-a');
+    const b = await run(lines, 'jflex-b');
+    expect(b.stdout).toBe(a.stdout);
+    expect(b.scanner).toBe(a.scanner);
+    const tree = (f: string) => readFileSync(f, 'utf8').split('\n').filter((l) => /^(method|node|self|thread)\t/.test(l));
+    expect(tree(b.profile)).toEqual(tree(a.profile));
+    const p = readProfile(b.profile);
+    const called = p.nodes.filter((n) => n.calls !== undefined);
+    // Nearly every context below the root frame knows the line that called it.
+    expect(called.length / (p.nodes.length - 2)).toBeGreaterThan(0.9);
   });
 });
