@@ -5,7 +5,7 @@
  * and reset, and the profiles show exactly the phases that were recorded.
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { javac, jarDir, javaPath, repoRoot, runJava, runtimeJarPath, tmpDir } from './support/java.js';
@@ -126,5 +126,25 @@ describe('start, stop, reset and dump', () => {
     expect(none.code).toBe(1);
     expect(none.stderr).toMatch(/IllegalStateException: komorium: the agent is none; start, stop, reset and dump work with the sampling and exact agents/);
     expect(existsSync(join(work, 'never.kprof'))).toBe(false);
+  });
+
+  it('a profile path that is a pipe or a device is written to, not replaced by a file', async () => {
+    // -Dkomorium.out=/dev/null once renamed a regular file over /dev/null; a FIFO shows the same without touching /dev.
+    const fifo = join(work, 'profile.fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const reader = spawn('cat', [fifo]);
+    let read = '';
+    reader.stdout.on('data', (d) => (read += String(d)));
+    const done = new Promise((resolve) => reader.on('close', resolve));
+    const r = await runJava({ cp: [jar], main: 'ControlDemo', args: ['api', join(work, 'pipe-window.kprof')], jvmArgs: ['-Dkomorium.agent=exact', `-Dkomorium.out=${fifo}`, '-Dkomorium.quiet'] });
+    expect(r.code, r.stderr).toBe(0);
+    // Replaced by a file, the FIFO would never see a writer, and cat would wait for ever.
+    const closed = await Promise.race([done.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 20_000))]);
+    reader.kill();
+    expect(closed, 'the profile never reached the pipe').toBe(true);
+    expect(read.split('\n')[0]).toBe('komorium-profile\t2');
+    expect(read).toMatch(/\nend\t\d+\n$/);
+    expect(statSync(fifo).isFIFO()).toBe(true);
+    expect(readdirSync(work).filter((f) => f.startsWith('.profile.fifo'))).toEqual([]);
   });
 });

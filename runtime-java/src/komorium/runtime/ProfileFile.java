@@ -364,10 +364,22 @@ final class ProfileFile {
 
     /**
      * Writes atomically: readers see the old file or the complete new one, never a partial file,
-     * even if the JVM is halted in the middle (a racing {@code Runtime.halt}).
+     * even if the JVM is halted in the middle (a racing {@code Runtime.halt}). A target that is not
+     * a regular file (a device, a pipe) is written to directly.
      */
     void write(File target) throws IOException {
         byte[] bytes = render();
+        if (target.exists() && !target.isFile() && !target.isDirectory()) {
+            // A device or a pipe (-Dkomorium.out=/dev/null, /dev/stdout, a FIFO): written to, never
+            // renamed over, which would replace /dev/null itself with a regular file.
+            OutputStream os = new FileOutputStream(target);
+            try {
+                os.write(bytes);
+            } finally {
+                os.close();
+            }
+            return;
+        }
         File dir = target.getAbsoluteFile().getParentFile();
         if (dir != null && !dir.isDirectory()) {
             Files.createDirectories(dir.toPath());
