@@ -220,6 +220,9 @@ export function instrumentBody(
   // The slow path of a check passes the line of its block: a constant, so the fast path pays nothing.
   const lineOf = lineOfEachInsn(code);
   const pieceLine = (p: Piece): number => lineOf.get(nodes[p.firstInsn] as Insn) ?? -1;
+  // Without a line (no LineNumberTable) the slow path is called as before, without the constant.
+  const slowPathLine = (p: Piece): Insn[] => (pieceLine(p) < 0 ? [] : [pushInt(cp, pieceLine(p))]);
+  const lineArg = (p: Piece): string => (pieceLine(p) < 0 ? '' : 'I');
   const deferred = deferredCounters(nodes, code.tryCatch, pieceAt);
   const factories = otherPackageConstructors();
   for (let i = 0; i < nodes.length; i++) {
@@ -406,11 +409,8 @@ export function instrumentBody(
         load(OP.ALOAD, stackVar),
         load(OP.ILOAD, spVar),
       );
-      if (leaf) {
-        out.push(getMid(), pushInt(cp, pieceLine(piece)), invoke(cp, OP.INVOKESTATIC, RT.TC, 'sampleLeaf', `(${RT.TC_DESC}I${RT.STACK_DESC}I${RT.MID_DESC}I)I`));
-      } else {
-        out.push(pushInt(cp, pieceLine(piece)), invoke(cp, OP.INVOKESTATIC, RT.TC, 'sample', `(${RT.TC_DESC}I${RT.STACK_DESC}II)I`));
-      }
+      if (leaf) out.push(getMid());
+      out.push(...slowPathLine(piece), invoke(cp, OP.INVOKESTATIC, RT.TC, leaf ? 'sampleLeaf' : 'sample', `(${RT.TC_DESC}I${RT.STACK_DESC}I${leaf ? RT.MID_DESC : ''}${lineArg(piece)})I`));
       out.push(op(OP.DUP), load(OP.ISTORE, syncVar), load(OP.ISTORE, cntVar), skip);
       if (newFrames && before) newFrames.set(skip, adapt(before));
       return;
@@ -436,11 +436,8 @@ export function instrumentBody(
       load(OP.ALOAD, stackVar),
       load(OP.ILOAD, spVar),
     );
-    if (leaf) {
-      out.push(getMid(), pushInt(cp, pieceLine(piece)), invoke(cp, OP.INVOKEVIRTUAL, RT.TC, 'triggerSamplingLeaf', `(${RT.STACK_DESC}I${RT.MID_DESC}I)V`));
-    } else {
-      out.push(pushInt(cp, pieceLine(piece)), invoke(cp, OP.INVOKEVIRTUAL, RT.TC, 'triggerSampling', `(${RT.STACK_DESC}II)V`));
-    }
+    if (leaf) out.push(getMid());
+    out.push(...slowPathLine(piece), invoke(cp, OP.INVOKEVIRTUAL, RT.TC, leaf ? 'triggerSamplingLeaf' : 'triggerSampling', `(${RT.STACK_DESC}I${leaf ? RT.MID_DESC : ''}${lineArg(piece)})V`));
     out.push(skip);
     if (newFrames && before) newFrames.set(skip, adapt(before));
   }
