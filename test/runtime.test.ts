@@ -197,7 +197,7 @@ import komorium.runtime.*;
 final class Sim {
   static int mid(String cls, String name) { return MID.register(cls, name, "()V", cls + ".java", 1); }
   static void check(boolean ok, String what) { if (!ok) throw new AssertionError(what); }
-  /** A non-leaf method: pushes m, then runs blocks of n bytecodes, each with a check; block i is on line 10 + i % 2. */
+  /** A non-leaf method: pushes m, then runs blocks of n bytecodes, each with a check; block i is 10 + i % 2 lines below the method's first line (1). */
   static int run(TC tc, int[] stack, int sp, int m, int blocks, int n) {
     sp = TC.push(stack, sp, m);
     for (int i = 0; i < blocks; i++) if ((tc.instrCounter -= n) <= 0) tc.triggerSampling(stack, sp, 10 + i % 2);
@@ -617,13 +617,15 @@ describe('profile of the sampling agent', () => {
         // Each context's samples by thread and line: Sim.run's checks pass their line, the driver's
         // own loop and the leaf call the slow paths without one (-1).
         'thread\t0\tmain',
-        'self\t1\t0\t11\t4',
+        'self\t1\t0\t12\t4',
         'self\t2\t0\t-1\t1',
-        'self\t3\t0\t11\t2',
+        'self\t3\t0\t12\t2',
         'self\t4\t0\t-1\t1',
-        'self\t5\t0\t11\t1',
-        'self\t6\t0\t11\t2',
-        'end\t29',
+        // d and E2 were registered without a first line: their lines are unknown; E's first line is 5.
+        'self\t5\t0\t-1\t1',
+        'self\t6\t0\t-1\t1',
+        'self\t6\t0\t16\t1',
+        'end\t30',
         '',
       ].join('\n'),
     );
@@ -643,9 +645,9 @@ describe('profile of the sampling agent', () => {
     const p = readProfile(a.cwd);
     expect(p.data).toBe(readProfile(b.cwd).data);
     expect([p.agent, p.unit, p.granularity, p.totalBytecodes]).toEqual(['exact', 'bytecodes', 1, 117]);
-    // Every check of Drv.a's 40 one-bytecode blocks passed its line: 10 and 11 alternately.
+    // Every check of Drv.a's 40 one-bytecode blocks passed its line, 10 and 11 below the method's first line (1) alternately.
     const drvA = p.nodes.find((n) => n.parent === 0 && p.methods[n.method].name === 'a')!;
-    expect(p.self.get(drvA.id)).toEqual(new Map([['main|10', 20], ['main|11', 20]]));
+    expect(p.self.get(drvA.id)).toEqual(new Map([['main|11', 20], ['main|12', 20]]));
     expect(contexts(p)).toEqual(
       new Map([
         ['Drv.a', 40],

@@ -24,7 +24,7 @@ import { decideCall, otherPackageInit, type ProgramView } from './calls.js';
 import { simulateFrames } from '../analysis/frames.js';
 import { companionName } from './companion.js';
 import { KomoriumError } from '../errors.js';
-import { lineOfEachInsn } from '../framework/sites.js';
+import { firstLine, lineOfEachInsn } from '../framework/sites.js';
 
 /** One counted piece of a basic block: MaxPath splits long blocks into several (§4.2). */
 export interface Piece {
@@ -220,8 +220,11 @@ export function instrumentBody(
   // The slow path of a check passes the line of its block: a constant, so the fast path pays nothing.
   const lineOf = lineOfEachInsn(code);
   const pieceLine = (p: Piece): number => lineOf.get(nodes[p.firstInsn] as Insn) ?? -1;
+  // Passed as its distance from the method's first line (MID.getFirstLine), which most often fits
+  // iconst or bipush: every byte the checks add to a method counts against the JIT's inlining limits.
   // Without a line (no LineNumberTable) the slow path is called as before, without the constant.
-  const slowPathLine = (p: Piece): Insn[] => (pieceLine(p) < 0 ? [] : [pushInt(cp, pieceLine(p))]);
+  const methodFirstLine = firstLine(code);
+  const slowPathLine = (p: Piece): Insn[] => (pieceLine(p) < 0 ? [] : [pushInt(cp, pieceLine(p) - methodFirstLine)]);
   const lineArg = (p: Piece): string => (pieceLine(p) < 0 ? '' : 'I');
   const deferred = deferredCounters(nodes, code.tryCatch, pieceAt);
   const factories = otherPackageConstructors();

@@ -29,7 +29,7 @@ public final class ExactAgent extends TreeAgent {
     }
 
     @Override
-    int sample(int[] stack, int sp, int bytecodes, int line, TC tc) {
+    int sample(int[] stack, int sp, int bytecodes, int lineDelta, TC tc) {
         if (!recording) {
             return 1;
         }
@@ -38,7 +38,7 @@ public final class ExactAgent extends TreeAgent {
         synchronized (this) {
             if (sp > 0) {
                 InvocationNode n = context(stack, sp);
-                n.add(b, threadNumber(tc), line);
+                n.add(b, threadNumber(tc), line(n, lineDelta));
                 if (n.truncated) {
                     truncatedSamples++;
                 }

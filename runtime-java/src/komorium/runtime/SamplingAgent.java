@@ -63,7 +63,7 @@ public final class SamplingAgent extends TreeAgent {
     }
 
     @Override
-    int sample(int[] stack, int sp, int bytecodes, int line, TC tc) {
+    int sample(int[] stack, int sp, int bytecodes, int lineDelta, TC tc) {
         int next = granularity;
         if (random > 0) {
             SplitMix g = generators.get();
@@ -83,7 +83,7 @@ public final class SamplingAgent extends TreeAgent {
         synchronized (this) {
             if (sp > 0) {
                 InvocationNode n = context(stack, sp);
-                n.add(1, threadNumber(tc), line);
+                n.add(1, threadNumber(tc), line(n, lineDelta));
                 if (n.truncated) {
                     truncatedSamples++;
                 }

@@ -125,9 +125,10 @@ public final class TC {
      * inside the agent: instrumented code the agent calls must not continue the program's stack (the
      * agent is reading it), so it takes fresh stacks from the pool, and it never samples. Returns what
      * the agent returned, or 0 with {@link #agentFailure} set when it threw. The built-in agents are
-     * also given the line of the block that ran and this context (for the thread's name).
+     * also given where the block that ran is (its line's distance from the method's first line) and
+     * this context (for the thread's name).
      */
-    private int callAgent(SamplingProfiler p, int[] stack, int sp, int executed, int line) {
+    private int callAgent(SamplingProfiler p, int[] stack, int sp, int executed, int lineDelta) {
         int[] savedOut = outStack;
         int savedOutSp = outSp;
         outSp = -1;
@@ -137,7 +138,7 @@ public final class TC {
             if (stack == null) {
                 return p.register(thread);
             }
-            return p instanceof TreeAgent ? ((TreeAgent) p).sample(stack, sp, executed, line, this)
+            return p instanceof TreeAgent ? ((TreeAgent) p).sample(stack, sp, executed, lineDelta, this)
                     : p.processSample(stack, sp, executed);
         } catch (Throwable t) {
             agentFailure = t;
@@ -197,23 +198,23 @@ public final class TC {
      */
 
     /**
-     * A granularity check that fired: {@code counter} is the method's local counter, {@code line} the
-     * source line of the block the check is in (or -1); returns the new counter.
+     * A granularity check that fired: {@code counter} is the method's local counter, {@code lineDelta}
+     * where the check's block is (see {@link #triggerSampling(int[], int, int)}); returns the new counter.
      */
-    public static int sample(TC tc, int counter, int[] stack, int sp, int line) {
+    public static int sample(TC tc, int counter, int[] stack, int sp, int lineDelta) {
         tc.instrCounter = counter;
-        tc.triggerSampling(stack, sp, line);
+        tc.triggerSampling(stack, sp, lineDelta);
         return tc.instrCounter;
     }
 
     /** {@link #sample} for leaf methods (§5.1). */
-    public static int sampleLeaf(TC tc, int counter, int[] stack, int sp, int mid, int line) {
+    public static int sampleLeaf(TC tc, int counter, int[] stack, int sp, int mid, int lineDelta) {
         tc.instrCounter = counter;
-        tc.triggerSamplingLeaf(stack, sp, mid, line);
+        tc.triggerSamplingLeaf(stack, sp, mid, lineDelta);
         return tc.instrCounter;
     }
 
-    /** {@link #sample} without a line, for code instrumented before checks passed one. */
+    /** {@link #sample} without a line: the checks of methods without line numbers call it. */
     public static int sample(TC tc, int counter, int[] stack, int sp) {
         return sample(tc, counter, stack, sp, -1);
     }
@@ -252,23 +253,24 @@ public final class TC {
 
     /**
      * The slow path of a granularity check (§4.2): calls the agent with the current stack.
-     * {@code line} is the source line of the block the check is in, or -1: a constant the check
-     * pushes only on this path, so lines cost the fast path nothing.
+     * {@code lineDelta} is the source line of the block the check is in minus the first line of the
+     * method ({@link MID#getFirstLine}), or -1: a constant the check pushes on this path only, kept
+     * short because a method's size in bytecodes counts against the JIT's inlining limits.
      */
-    public void triggerSampling(int[] stack, int sp, int line) {
-        sample(stack, sp, gran - instrCounter, line);
+    public void triggerSampling(int[] stack, int sp, int lineDelta) {
+        sample(stack, sp, gran - instrCounter, lineDelta);
     }
 
     /**
      * The slow path of a granularity check in a leaf method (§5.1, Figure 5): a leaf method does
      * not push its identifier on entry, so it is pushed here, which is idempotent.
      */
-    public void triggerSamplingLeaf(int[] stack, int sp, int mid, int line) {
+    public void triggerSamplingLeaf(int[] stack, int sp, int mid, int lineDelta) {
         int executed = gran - instrCounter;
         if (profiler != null && !inAgent) {
             sp = push(stack, sp, mid);
         }
-        sample(stack, sp, executed, line);
+        sample(stack, sp, executed, lineDelta);
     }
 
     /** {@link #triggerSampling(int[], int, int)} without a line. */
@@ -289,7 +291,7 @@ public final class TC {
      * most FreqInlineSize bytecodes (325 on every JVM 8+) and has no inlining hint for
      * application classes, so this method is kept longer than that: see {@link #pad}.
      */
-    private void sample(int[] stack, int sp, int executed, int line) {
+    private void sample(int[] stack, int sp, int executed, int lineDelta) {
         if (pad) {
             // Never runs (see above); test/runtime.test.ts checks the length.
             long x = executed;
@@ -322,7 +324,7 @@ public final class TC {
         instrCounter = gran = Integer.MAX_VALUE;
         int next;
         try {
-            next = callAgent(p, stack, sp, executed, line);
+            next = callAgent(p, stack, sp, executed, lineDelta);
         } catch (StackOverflowError e) {
             // Too deep even to enter callAgent: like an overflow in the agent. Left uncaught, it
             // would leave the counter reset above, and this thread would never sample again.

@@ -41,11 +41,25 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
     private final java.util.Map<String, Integer> threadNumbers = new java.util.HashMap<String, Integer>();
 
     /**
-     * {@link #processSample} with what the runtime knows beside the stack: the line of the block that
-     * ran ({@code -1} when unknown) and the sampled thread's context (null for a program that drives
-     * the agent itself).
+     * {@link #processSample} with what the runtime knows beside the stack: where the block that ran
+     * is, as its line's distance from the first line of the method ({@code -1} when unknown; see
+     * {@link #line}), and the sampled thread's context (null for a program that drives the agent
+     * itself).
      */
-    abstract int sample(int[] stack, int sp, int bytecodes, int line, TC tc);
+    abstract int sample(int[] stack, int sp, int bytecodes, int lineDelta, TC tc);
+
+    /**
+     * The source line of a block {@code lineDelta} lines below the first line of the method of the
+     * context {@code n} ran in (checks pass the distance, which is a shorter constant than the line);
+     * -1 when unknown.
+     */
+    static int line(InvocationNode n, int lineDelta) {
+        if (lineDelta < 0) {
+            return -1;
+        }
+        MID m = MID.get(n.mid);
+        return m == null || m.getFirstLine() < 0 ? -1 : m.getFirstLine() + lineDelta;
+    }
 
     @Override
     public final int processSample(int[] stack, int sp, int bytecodes) {
