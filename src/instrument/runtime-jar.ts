@@ -28,15 +28,17 @@ export async function runtimeEntries(): Promise<Entry[]> {
 }
 
 /**
- * Adds the runtime to an instrumented program's entries. A service registration the program has
- * too (META-INF/services/<interface>) gets the runtime's providers appended to its own lines.
+ * Adds the runtime under `folder` to an archive's entries, except those it holds already. A service
+ * registration the program has too (META-INF/services/<interface>) gets the runtime's providers
+ * appended to its own lines.
  */
-export async function addRuntime(entries: Entry[]): Promise<void> {
+export async function addRuntime(entries: Entry[], folder = ''): Promise<void> {
   const index = new Map(entries.map((e, i) => [e.name, i]));
-  for (const r of await runtimeEntries()) {
+  for (const runtime of await runtimeEntries()) {
+    const r = { ...runtime, name: folder + runtime.name };
     const i = index.get(r.name);
     if (i === undefined) entries.push(r);
-    else if (r.name.startsWith('META-INF/services/')) {
+    else if (runtime.name.startsWith('META-INF/services/')) {
       const theirs = new TextDecoder().decode(entries[i]!.data);
       const ours = new TextDecoder().decode(r.data);
       if (!theirs.split(/\r?\n/).includes(ours.trim())) {

@@ -5,15 +5,15 @@
  * A method that cannot be rewritten keeps its original code, gets a forwarding stand-in so that
  * callers elsewhere stay valid, and is reported with the reason.
  */
-import type { ClassFile } from '../classfile/classfile.js';
-import { ACC, type MemberInfo, type RawAttribute } from '../classfile/model.js';
-import { readCode } from '../bytecode/code-reader.js';
-import { writeCode } from '../bytecode/code-writer.js';
-import type { MethodCode } from '../bytecode/ir.js';
-import { OP, isInvoke } from '../bytecode/opcodes.js';
-import { lineOfEachInsn } from '../framework/sites.js';
-import { encoderFrames, simulateFrames } from '../analysis/frames.js';
-import { ClassFormatError, KomoriumError, MethodTooLargeError } from '../errors.js';
+import type { ClassFile } from '../../classfile/classfile.js';
+import { ACC, type MemberInfo, type RawAttribute } from '../../classfile/model.js';
+import { readCode } from '../../bytecode/code-reader.js';
+import { writeCode } from '../../bytecode/code-writer.js';
+import type { MethodCode } from '../../bytecode/ir.js';
+import { OP, isInvoke } from '../../bytecode/opcodes.js';
+import { firstLine, lineOfEachInsn } from '../../framework/sites.js';
+import { encoderFrames, simulateFrames } from '../../analysis/frames.js';
+import { ClassFormatError, KomoriumError, MethodTooLargeError } from '../../errors.js';
 import { RT } from './runtime-names.js';
 import type { ProgramView } from './calls.js';
 import { instrumentBody, extendedMember, NotInstrumentable, type BodyStats } from './method-body.js';
@@ -21,11 +21,11 @@ import { addFactories, addMidFields, emptyCode, forwarderCode, midInitCode, synt
 import { dispatchChecked, planClass, type MethodKind } from './plan.js';
 import { isJdkClass } from './calls.js';
 import { computePieces } from './pieces.js';
-import { op } from './emit.js';
+import { op } from '../../bytecode/emit.js';
 import { buildHolderClass } from './holder.js';
 import { buildCompanion, companionsOf } from './companion.js';
-import { addSerialVersionUID } from './serial.js';
-import { javaName } from '../classfile/names.js';
+import { addSerialVersionUID } from '../../instrument/serial.js';
+import { javaName } from '../../classfile/names.js';
 
 export interface InstrumentOptions {
   checks: 'all' | 'optimized';
@@ -115,15 +115,6 @@ function sourceFileOf(cf: ClassFile): string | null {
   } catch {
     return null;
   }
-}
-
-function firstLine(code: MethodCode): number {
-  let min = -1;
-  for (const slot of code.attributes) {
-    if (slot.kind !== 'LineNumberTable') continue;
-    for (const e of slot.entries) if (min < 0 || e.line < min) min = e.line;
-  }
-  return min;
 }
 
 /** The distinct source lines of a method's invoke instructions, ascending. */
