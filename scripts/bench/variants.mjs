@@ -2,8 +2,8 @@
 // A/B of instrumentation variants on one bench workload: each variant is an `instrument` with its
 // own options and environment (the KOMORIUM_* experiment switches), run interleaved with the
 // uninstrumented program; medians of CPU (user + system) and wall time. For decisions between
-// designs, not for BENCHMARKS tables.
-//   node scripts/bench/ab.mjs --workload rhino --reps 5 \
+// designs, not for BENCHMARKS tables (scripts/ab.mjs times arbitrary commands the same way).
+//   node scripts/bench/variants.mjs --workload rhino --reps 5 \
 //     --variant 'new:--profile call-edges,field-access --layout full-dup -Dkomorium.interval=1000' \
 //     --variant 'old:KOMORIUM_TWIN=stay --profile call-edges,field-access --layout full-dup -Dkomorium.interval=1000'
 // (KEY=value goes to instrument's environment, -D… to the run, the rest to instrument.)
@@ -36,7 +36,7 @@ function parse(argv) {
 const o = parse(process.argv.slice(2));
 const wl = WORKLOADS.find((w) => w.id === o.workload) ?? (() => { throw new Error(`no workload ${o.workload}`); })();
 const spec = wl.setup({});
-const dir = freshDir(join(CACHE, 'ab', wl.id));
+const dir = freshDir(join(CACHE, 'variants', wl.id));
 const extra = spec.drivers ? [driversDir()] : [];
 const jars = { base: spec.instrument };
 const runOf = { base: [] };
