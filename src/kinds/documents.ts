@@ -5,10 +5,10 @@
  */
 import { KomoriumError } from '../errors.js';
 import { SectionReader, type ProfileDocument } from '../profile/document.js';
-import { idealSampledOverlap, mergeProfiles, overlap } from '../profile/analysis.js';
+import { mergeProfiles } from '../profile/analysis.js';
+import { komoriumAccuracy } from '../profile/accuracy.js';
 import type { HeaderEntry, Profile } from '../profile/model.js';
 import { writeDocument, type SectionOut } from '../profile/write.js';
-import { methodName } from '../report/names.js';
 import { kindNamed, KINDS } from './index.js';
 import type { Accuracy, AccuracyOptions, ProfileKind, ReportOptions } from './kind.js';
 
@@ -71,8 +71,7 @@ export function mergeDocuments(docs: ProfileDocument[]): { text: string; komoriu
 
 export interface KindAccuracy extends Accuracy {
   kind: string;
-  /** Komorium only: the overlap of the flat (per method) profile, and what an ideal sampler would reach. */
-  methodOverlap?: number;
+  /** What an ideal sampler taking as many samples would reach (Komorium's views, when B is sampled). */
   ideal?: number;
 }
 
@@ -82,7 +81,7 @@ export interface KindAccuracy extends Accuracy {
  */
 export function accuracyOf(exact: ProfileDocument, sampled: ProfileDocument, opts: AccuracyOptions = {}): KindAccuracy[] {
   const out: KindAccuracy[] = [];
-  if (exact.komorium && sampled.komorium) out.push(komoriumAccuracy(exact.komorium, sampled.komorium));
+  if (exact.komorium && sampled.komorium) for (const v of komoriumAccuracy(exact.komorium, sampled.komorium)) out.push({ kind: 'komorium', ...v });
   const sampledSections = new Map(parsedSections(sampled).map((s) => [s.kind.name, s]));
   for (const e of parsedSections(exact)) {
     const s = sampledSections.get(e.kind.name);
@@ -93,17 +92,4 @@ export function accuracyOf(exact: ProfileDocument, sampled: ProfileDocument, opt
     throw new KomoriumError(`diff --accuracy: ${exact.name} (${kinds(exact)}) and ${sampled.name} (${kinds(sampled)}) share no profile kind`);
   }
   return out;
-}
-
-function komoriumAccuracy(exact: Profile, sampled: Profile): KindAccuracy {
-  const o = overlap(exact, sampled);
-  return {
-    kind: 'komorium',
-    overlap: o.total,
-    unit: 'calling contexts',
-    keys: exact.nodes.length - 1,
-    methodOverlap: o.methodOverlap,
-    ideal: sampled.unit === 'samples' ? idealSampledOverlap(exact, sampled.totalCounter) : undefined,
-    worst: o.perMethod.slice(0, 10).map((m) => ({ name: methodName(m.method), exact: m.selfA, sampled: m.selfB })),
-  };
 }

@@ -35,20 +35,20 @@ function renderAccuracy(exactName: string, sampledName: string, rows: KindAccura
     ...(cutoff === undefined ? [] : [`  cutoff: each profile cut to its top members that make ${cutoff}% of it, shares of what is kept (seed 001 §5; not the komorium kind)`]),
     '',
     ...table(
-      rows.map((r) => [
-        r.kind,
-        formatPct(r.overlap, 2),
-        `over ${formatInt(r.keys)} ${r.unit}` +
-          (r.methodOverlap !== undefined ? `; per method ${formatPct(r.methodOverlap, 2)}` : '') +
-          (r.ideal !== undefined ? `; an ideal sampler with as many samples: ${formatPct(r.ideal, 2)}` : ''),
-      ]),
-      ['l', 'r', 'l'],
+      [
+        ['kind', 'overlap', 'ideal', 'over'],
+        ...rows.map((r) => [r.kind, formatPct(r.overlap, 2), r.ideal === undefined ? '' : formatPct(r.ideal, 2), `${formatInt(r.keys)} ${r.unit}`]),
+      ],
+      ['l', 'r', 'r', 'l'],
     ),
+    ...(rows.some((r) => r.ideal !== undefined)
+      ? ['', '  ideal: the overlap that as many independent random samples as B holds, drawn from A, reach on average: well below it, B is biased; near it, B lacks samples']
+      : []),
   ];
   for (const r of rows) {
     const worst = r.worst.filter((w) => w.exact !== w.sampled).slice(0, top);
     if (worst.length === 0) continue;
-    lines.push('', `Largest differences, ${r.kind} (share exact → sampled):`);
+    lines.push('', `Largest differences, ${r.kind} ${r.unit} (share exact → sampled):`);
     lines.push(...table(worst.map((w) => [formatPct(w.exact, 2), '→', formatPct(w.sampled, 2), w.name]), ['r', 'l', 'r', 'l']));
   }
   for (const r of rows) if (r.notes?.length) lines.push('', `${r.kind}:`, ...r.notes.map((n) => `  ${n}`));
@@ -107,7 +107,7 @@ export const diffCommand: CommandModule<object, DiffArgs> = {
       writeOutput(args.output, renderAccuracy(args.a, args.b, rows, parseCount(args.top, '--top', 1), format === 'json' ? 'json' : 'text', cutoff));
       const failed = failUnder === undefined ? [] : rows.filter((r) => r.overlap * 100 < failUnder);
       if (failed.length > 0) {
-        process.stdout.write(`Verdict: FAIL: ${failed.map((r) => `${r.kind} ${formatPct(r.overlap, 2)}`).join(', ')} under ${failUnder}% (--fail-under)\n`);
+        process.stdout.write(`Verdict: FAIL: ${failed.map((r) => `${r.kind} ${r.unit} ${formatPct(r.overlap, 2)}`).join(', ')} under ${failUnder}% (--fail-under)\n`);
         process.exitCode = 1;
       }
       return;

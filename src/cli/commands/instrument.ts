@@ -26,6 +26,7 @@ interface InstrumentArgs {
   'leaf-opt': boolean;
   callbacks: boolean;
   counter: 'field' | 'local';
+  'call-lines': boolean;
   'skip-broken': boolean;
   quiet: boolean;
   'report-json'?: string;
@@ -35,12 +36,21 @@ interface InstrumentArgs {
 }
 
 /** `--profile`: komorium alone, or kinds built on the framework (which cannot be mixed with komorium in one jar). */
-export function instrumentMode(args: Pick<InstrumentArgs, 'profile' | 'layout' | 'trigger' | 'checks' | 'max-path' | 'leaf-opt' | 'callbacks' | 'counter'>): InstrumentMode {
+export function instrumentMode(
+  args: Pick<InstrumentArgs, 'profile' | 'layout' | 'trigger' | 'checks' | 'max-path' | 'leaf-opt' | 'callbacks' | 'counter'> & { 'call-lines'?: boolean },
+): InstrumentMode {
   const names = args.profile.flatMap((p) => p.split(',')).map((p) => p.trim()).filter((p) => p !== '');
   if (names.length === 0 || (names.length === 1 && names[0] === 'komorium')) {
     return {
       profile: 'komorium',
-      options: { checks: args.checks, maxPath: args['max-path'], leafOpt: args['leaf-opt'], callbacks: args.callbacks, counter: args.counter },
+      options: {
+        checks: args.checks,
+        maxPath: args['max-path'],
+        leafOpt: args['leaf-opt'],
+        callbacks: args.callbacks,
+        counter: args.counter,
+        callLines: args['call-lines'] === true,
+      },
     };
   }
   if (names.includes('komorium')) {
@@ -204,6 +214,11 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
         choices: ['local', 'field'] as const,
         default: 'field' as const,
         describe: 'keep the bytecode counter in a local variable (stored at calls and returns), or decrement the thread\'s field in every block as the paper does',
+      })
+      .option('call-lines', {
+        type: 'boolean',
+        default: false,
+        describe: 'call paths show the line of each call, as a stack trace does (a store per call in methods that call from several lines)',
       })
       .option('profile', {
         type: 'string',
