@@ -24,6 +24,8 @@ export interface ProbeCall {
   handler: string;
   /** Pass the call's receiver: a virtual or interface call whose callee depends on it. */
   receiver: boolean;
+  /** The runtime class's static boolean that must be true for the call to run (EventRequest.guard). */
+  guard?: string;
 }
 
 /** The probes of one method, by position in its original code. */
@@ -110,8 +112,10 @@ export function findProbes(ctx: SiteContext): MethodProbes {
     const out: ProbeCall[] = [];
     for (const k of kinds) {
       for (const r of k.events) {
-        if (r.event !== e) continue;
-        out.push({ site: siteNo, owner: k.runtimeClass, handler: r.handler, receiver: receiver && r.receiver === true });
+        if (r.event !== e || r.siteOnly) continue;
+        const call: ProbeCall = { site: siteNo, owner: k.runtimeClass, handler: r.handler, receiver: receiver && r.receiver === true };
+        if (r.guard !== undefined) call.guard = r.guard;
+        out.push(call);
       }
     }
     probes.count += out.length;

@@ -11,6 +11,7 @@ import { writeDocument, type SectionOut } from '../profile/write.js';
 import { methodName } from '../report/names.js';
 import { kindNamed, KINDS } from './index.js';
 import type { Accuracy, ProfileKind, ReportOptions } from './kind.js';
+import { callGraphDot } from './call-graph.js';
 
 export interface ParsedSection {
   kind: ProfileKind;
@@ -42,6 +43,13 @@ export function reportSections(doc: ProfileDocument, opts: ReportOptions): strin
     .join('\n');
 }
 
+/** Every call-graph section of `doc` as a Graphviz digraph (null when it has none). */
+export function dotSections(doc: ProfileDocument, opts: ReportOptions): string | null {
+  const graphs = parsedSections(doc).filter((s) => s.kind.section.callGraph !== undefined);
+  if (graphs.length === 0) return null;
+  return graphs.map((s) => callGraphDot(s.kind.name, s.kind.section.callGraph!(s.data), opts)).join('\n');
+}
+
 /** Sums profiles section by section; every file must hold the same kinds. */
 export function mergeDocuments(docs: ProfileDocument[]): { text: string; komorium: Profile | null; kinds: string[] } {
   if (docs.length === 0) throw new KomoriumError('merge: no profiles given');
@@ -64,6 +72,8 @@ export function mergeDocuments(docs: ProfileDocument[]): { text: string; komoriu
 
 export interface KindAccuracy extends Accuracy {
   kind: string;
+  /** The exact profile's kind it was measured against, when not its own (cbs against call-edges). */
+  against?: string;
   /** Komorium only: the overlap of the flat (per method) profile, and what an ideal sampler would reach. */
   methodOverlap?: number;
   ideal?: number;
@@ -71,15 +81,20 @@ export interface KindAccuracy extends Accuracy {
 
 /**
  * The accuracy of `sampled` against `exact` for every kind the two share: the paper's overlap,
- * Σ over keys of min(share in exact, share in sampled).
+ * Σ over keys of min(share in exact, share in sampled). A sampled section is measured against the
+ * exact profile's section of a kind it names in measuredAgainst when there is one (so one file
+ * with an exhaustive call-edges section and a cbs section can be measured against itself), else
+ * against the section of its own kind.
  */
 export function accuracyOf(exact: ProfileDocument, sampled: ProfileDocument): KindAccuracy[] {
   const out: KindAccuracy[] = [];
   if (exact.komorium && sampled.komorium) out.push(komoriumAccuracy(exact.komorium, sampled.komorium));
-  const sampledSections = new Map(parsedSections(sampled).map((s) => [s.kind.name, s]));
-  for (const e of parsedSections(exact)) {
-    const s = sampledSections.get(e.kind.name);
-    if (s) out.push({ kind: e.kind.name, ...e.kind.section.accuracy(e.data, s.data) });
+  const exactSections = new Map(parsedSections(exact).map((s) => [s.kind.name, s]));
+  for (const s of parsedSections(sampled)) {
+    const against = (s.kind.measuredAgainst ?? []).find((k) => exactSections.has(k));
+    const e = exactSections.get(against ?? s.kind.name);
+    if (!e) continue;
+    out.push({ kind: s.kind.name, ...(against !== undefined ? { against } : {}), ...s.kind.section.accuracy(e.data, s.data) });
   }
   if (out.length === 0) {
     const kinds = (d: ProfileDocument) => [...(d.komorium ? ['komorium'] : []), ...d.sections.map((x) => x.kind)].join(', ') || 'none';

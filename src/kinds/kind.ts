@@ -31,6 +31,13 @@ export interface Accuracy {
   worst: { name: string; exact: number; sampled: number }[];
 }
 
+/** An edge of a call graph: a call site (caller method and bytecode index) and the method that actually ran there. */
+export interface CallEdge {
+  site: SiteEntry;
+  callee: MethodEntry;
+  count: number;
+}
+
 export interface SectionCodec<S> {
   read(reader: SectionReader): S;
   methods(s: S): MethodEntry[];
@@ -39,12 +46,24 @@ export interface SectionCodec<S> {
   /** Sums sections of the same kind; throws KomoriumError naming files when they cannot be summed. */
   merge(sections: S[], names: string[]): S;
   report(s: S, opts: ReportOptions): string;
+  /**
+   * The overlap of `sampled` with the exhaustive `exact`: a section of this kind, or of a kind
+   * this one is measured against (ProfileKind.measuredAgainst), whose codec reads it.
+   */
   accuracy(exact: S, sampled: S): Accuracy;
+  /** The section's call graph, when it is one (report --format dot draws it). */
+  callGraph?(s: S): readonly CallEdge[];
 }
 
 export interface ProfileKind extends KindProbes {
   /** One line for --help and reports. */
   readonly title: string;
+  /**
+   * Kinds whose exhaustive sections a section of this kind is measured against by `diff
+   * --accuracy` when the exact profile has no section of this kind (cbs against call-edges: the
+   * same edges, counted instead of sampled). The section codec's accuracy() reads theirs too.
+   */
+  readonly measuredAgainst?: readonly string[];
   // A kind's section type is its own business; the registry handles them all alike.
   readonly section: SectionCodec<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 }

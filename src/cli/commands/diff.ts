@@ -34,7 +34,7 @@ function renderAccuracy(exactName: string, sampledName: string, rows: KindAccura
     '',
     ...table(
       rows.map((r) => [
-        r.kind,
+        r.against === undefined ? r.kind : `${r.kind} against ${r.against}`,
         formatPct(r.overlap, 2),
         `over ${formatInt(r.keys)} ${r.unit}` +
           (r.methodOverlap !== undefined ? `; per method ${formatPct(r.methodOverlap, 2)}` : '') +
@@ -46,7 +46,7 @@ function renderAccuracy(exactName: string, sampledName: string, rows: KindAccura
   for (const r of rows) {
     const worst = r.worst.filter((w) => w.exact !== w.sampled).slice(0, top);
     if (worst.length === 0) continue;
-    lines.push('', `Largest differences, ${r.kind} (share exact → sampled):`);
+    lines.push('', `Largest differences, ${r.against === undefined ? r.kind : `${r.kind} against ${r.against}`} (share exact → sampled):`);
     lines.push(...table(worst.map((w) => [formatPct(w.exact, 2), '→', formatPct(w.sampled, 2), w.name]), ['r', 'l', 'r', 'l']));
   }
   return lines.join('\n') + '\n';

@@ -8,7 +8,7 @@ import { progressBar } from '../progress.js';
 import { CLASSPATH_HELP, classpathElements } from '../classpath.js';
 import { javaName } from '../../classfile/names.js';
 import { KINDS, parseKinds } from '../../kinds/index.js';
-import { LAYOUTS, type LayoutName } from '../../framework/layout/context.js';
+import { LAYOUTS, layoutFor, type LayoutName } from '../../framework/layout/context.js';
 import type { Trigger } from '../../framework/probes.js';
 import type { InstrumentMode } from '../../instrument/rewrite.js';
 
@@ -43,7 +43,8 @@ export function instrumentMode(args: Pick<InstrumentArgs, 'profile' | 'layout' |
   if (names.includes('komorium')) {
     throw new UsageError(`--profile: komorium rewrites every method's calling convention and cannot be combined with ${names.filter((n) => n !== 'komorium').join(', ')} in one jar; instrument twice`);
   }
-  return { profile: 'framework', kinds: parseKinds(names).map((k) => k.name), layout: args.layout, trigger: args.trigger };
+  const kinds = parseKinds(names);
+  return { profile: 'framework', kinds: kinds.map((k) => k.name), layout: layoutFor(kinds, args.layout), trigger: args.trigger };
 }
 
 export function defaultOutput(input: string): string {
@@ -142,7 +143,7 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
       .option('layout', {
         choices: LAYOUTS,
         default: 'full-dup' as LayoutName,
-        describe: 'for the framework kinds: full-dup, partial-dup, no-dup (seed 000), or exhaustive (every event: the perfect profile)',
+        describe: 'for the framework kinds: full-dup, partial-dup, no-dup (seed 000), or exhaustive (every event: the perfect profile); kinds with their own trigger (cbs) are always exhaustive',
       })
       .option('trigger', {
         choices: ['global', 'thread'] as const,

@@ -58,6 +58,8 @@ import java.util.Properties;
  * </table>
  */
 public final class Config {
+    /** A duration as strictDuration reads it; first, so that any property may be read as one. */
+    private static final java.util.regex.Pattern DURATION = java.util.regex.Pattern.compile("([0-9]+(?:\\.[0-9]+)?)\\s*(ns|us|ms|s)?");
     private static final String AGENT = string("komorium.agent", "sampling");
     private static final int GRANULARITY = integer("komorium.granularity", 10000, 1);
     private static final int RANDOM = integer("komorium.random", 0, 0);
@@ -240,6 +242,11 @@ public final class Config {
      * line naming the property (exit status 2).
      */
     static int strictInteger(String name, int dflt, int min) {
+        return strictInteger(name, dflt, min, "an integer >= " + min);
+    }
+
+    /** {@link #strictInteger(String, int, int)} with the words that say what is expected. */
+    static int strictInteger(String name, int dflt, int min, String expected) {
         String v = raw(name);
         if (v == null || v.trim().isEmpty()) {
             return dflt;
@@ -252,8 +259,53 @@ public final class Config {
         } catch (NumberFormatException e) {
             // reported below
         }
-        Report.error("komorium: -D" + name + "=" + v + " is not valid (expected an integer >= " + min
-                + "); the program was not started");
+        return refuse(name, v, expected, dflt);
+    }
+
+    /**
+     * A duration property of the framework kinds, strict like {@link #strictInteger}: a positive
+     * number with a unit, {@code ns}, {@code us}, {@code ms} or {@code s} ({@code 10ms},
+     * {@code 0.5s}), a bare number being milliseconds. Returns nanoseconds, between
+     * {@code minNanos} and one hour.
+     */
+    static long strictDuration(String name, long dfltNanos, long minNanos) {
+        String v = raw(name);
+        if (v == null || v.trim().isEmpty()) {
+            return dfltNanos;
+        }
+        java.util.regex.Matcher m = DURATION.matcher(v.trim().toLowerCase(java.util.Locale.ROOT));
+        if (m.matches()) {
+            String unit = m.group(2) == null ? "ms" : m.group(2);
+            long scale = unit.equals("ns") ? 1L : unit.equals("us") ? 1000L : unit.equals("ms") ? 1000000L : 1000000000L;
+            double nanos = Double.parseDouble(m.group(1)) * scale;
+            if (nanos >= minNanos && nanos <= 3600e9) {
+                return (long) nanos;
+            }
+        }
+        return refuse(name, v, "a duration from " + minNanos / 1000 + "us to 1h, such as 10ms, 500us or 1s", dfltNanos);
+    }
+
+    /** A property of the framework kinds that names one of {@code choices} (case-insensitive), strict like {@link #strictInteger}. */
+    static String strictChoice(String name, String dflt, String... choices) {
+        String v = raw(name);
+        if (v == null || v.trim().isEmpty()) {
+            return dflt;
+        }
+        for (String c : choices) {
+            if (c.equalsIgnoreCase(v.trim())) {
+                return c;
+            }
+        }
+        StringBuilder expected = new StringBuilder();
+        for (int i = 0; i < choices.length; i++) {
+            expected.append(i == 0 ? "" : i == choices.length - 1 ? " or " : ", ").append(choices[i]);
+        }
+        return refuse(name, v, expected.toString(), dflt);
+    }
+
+    /** Stops the JVM with one line naming the property: the program does not run with a setting the user did not ask for. */
+    private static <T> T refuse(String name, String value, String expected, T dflt) {
+        Report.error("komorium: -D" + name + "=" + value + " is not valid (expected " + expected + "); the program was not started");
         Runtime.getRuntime().halt(2);
         return dflt;
     }

@@ -116,6 +116,13 @@ public final class Sites {
         }
     }
 
+    /** Sites numbered so far: 0 … count() - 1. */
+    static int count() {
+        synchronized (LOCK) {
+            return count;
+        }
+    }
+
     static int method(int site) {
         return table.method[site];
     }

@@ -1,0 +1,341 @@
+package komorium.runtime;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The runtime of the {@code cbs} profile kind: counter-based sampling of the dynamic call graph
+ * (seed 004, Arnold and Grove 2005). Figure 3 of the paper runs at every call that instrumented
+ * code makes: while {@link #armed} is false (the common case) a call costs the inline test of
+ * that flag; once a trigger arms it, the next calls are counted, and every STRIDE-th one is a
+ * sample, SAMPLES of them per trigger, the first one 1 to STRIDE calls after the trigger (drawn at
+ * random). A sample records the edge (call site, method that actually ran), as {@code call-edges}
+ * counts it, so the two profiles compare edge by edge.
+ *
+ * <p>Why the call and not the callee's entry: the paper's VM runs Figure 3 in every method's
+ * prologue, the JDK's included. A rewritten jar has prologues only in its own methods, and most
+ * calls of real programs go to the JDK (three calls in four in JFlex). The instrumented call site
+ * sees every call the exhaustive profile counts, knows its caller and site as constants, and finds
+ * the method that ran from the receiver, so no stack walk is needed
+ * ({@code KOMORIUM_CBS_PLACEMENT} at instrument time builds the entry placements that were
+ * measured against it, BENCHMARKS-cbs.md).
+ *
+ * <p>Triggers ({@code -Dkomorium.cbs.trigger}):
+ * <ul>
+ * <li>{@code timer} (the paper's): a daemon thread arms the flag every {@code komorium.cbs.period}
+ *   (default 10ms). The period it really achieved is recorded beside the one asked for.</li>
+ * <li>{@code checks}: every call counts, and every {@code komorium.cbs.period} calls (a number)
+ *   arm a window; the start offsets come from {@code komorium.seed}. A program whose threads call
+ *   in the same order gives the same call graph on every run, JIT and machine.</li>
+ * <li>{@code bytecodes}: Komorium's bytecode clock exists only in code Komorium rewrote (its
+ *   thread context, passed through every extended method), which cannot share a jar with the
+ *   framework's kinds; counting bytecodes per block here would cost what Komorium's floor costs.
+ *   So this trigger counts calls, as {@code checks} does, and says so in the profile.</li>
+ * </ul>
+ * {@code komorium.cbs.stride} (default 7) and {@code komorium.cbs.samples} (samples per trigger,
+ * default 16) apply to all. A bad value stops the JVM before the program runs (Config.strictInteger).
+ *
+ * <p>The counters are plain statics shared by all threads, as in seed 000: a race loses a count
+ * or moves a sample by a call, never a recorded edge. Samples go to per-thread tables.
+ */
+public final class Cbs {
+    /** Figure 3's {@code profilingEnabledByTimer}, tested inline before every instrumented call. */
+    public static volatile boolean armed;
+
+    static final String TRIGGER = Config.strictChoice("komorium.cbs.trigger", "timer", "timer", "checks", "bytecodes");
+    private static final boolean TIMER = TRIGGER.equals("timer");
+    private static final int STRIDE = Config.strictInteger("komorium.cbs.stride", 7, 1);
+    private static final int SAMPLES = Config.strictInteger("komorium.cbs.samples", 16, 1);
+    /** Timer: nanoseconds; the counting triggers: calls between two windows. */
+    private static final long PERIOD = TIMER
+            ? Config.strictDuration("komorium.cbs.period", 10000000L, 1000L)
+            : Config.strictInteger("komorium.cbs.period", 100000, 1,
+                    "a number of calls >= 1 with komorium.cbs.trigger=" + TRIGGER + "; a duration only with the timer");
+
+    /** Figure 3's skippedInvocations and samplesThisTimerInterrupt. */
+    private static int skipped;
+    private static int samplesLeft = SAMPLES;
+    /** Counting triggers: calls until the next window, and whether a window is open. */
+    private static long untilWindow = PERIOD;
+    private static boolean window;
+    private static long random = Config.seed() ^ 0x2545F4914F6CDD1DL;
+
+    /** Triggers (timer ticks or counted periods) and the windows they opened. */
+    static long ticks;
+    static long windows;
+    /** Samples of an entry placement whose caller was not an instrumented call site (a callback from the JDK). */
+    static long dropped;
+    /** How the instrumented code finds the caller (KOMORIUM_CBS_PLACEMENT), noted by the first sample. */
+    static volatile String placement = "call";
+
+    private static final Counts.PerThread<Counts.ByPair> EDGES = new Counts.PerThread<Counts.ByPair>() {
+        @Override
+        Counts.ByPair create() {
+            return new Counts.ByPair();
+        }
+    };
+
+    private static final Timer TIMER_THREAD = TIMER ? Timer.launch() : null;
+
+    static {
+        Profiles.register(new Section());
+        if (!TIMER) {
+            // Every call counts towards the next window: the flag stays up.
+            armed = true;
+        }
+    }
+
+    private Cbs() {
+    }
+
+    /** A call whose callee the instruction fixes: static, special, private or final. */
+    public static void call(int site) {
+        if (tick()) {
+            record(site, Callees.named(site));
+        }
+    }
+
+    /** A virtual or interface call on {@code receiver}; a null receiver makes no call and is not counted. */
+    public static void call(Object receiver, int site) {
+        if (receiver != null && tick()) {
+            record(site, Callees.of(site, receiver));
+        }
+    }
+
+    /*
+     * The entry placements, built by KOMORIUM_CBS_PLACEMENT for measurement (CbsCallers): Figure 3
+     * at the entry of each instrumented method, the caller found from the stack, or from a call
+     * site number stored before every invoke in a static or a per-thread slot.
+     */
+
+    /** Entry of the method of entry site {@code site}; the caller from a stack walk. */
+    public static void entry(int site) {
+        if (tick()) {
+            CbsCallers.fromStack(site);
+        }
+    }
+
+    /** Entry, the caller from the site every instrumented invoke stored in {@link #lastSite}. */
+    public static void entryAfterSite(int site) {
+        if (tick()) {
+            CbsCallers.fromSlot(site, lastSite, "entry-site");
+        }
+    }
+
+    /** Entry, the caller from the site every instrumented invoke stored in its thread's slot. */
+    public static void entryAfterThreadSite(int site) {
+        if (tick()) {
+            CbsCallers.fromSlot(site, THREAD_SITE.get()[0], "entry-thread");
+        }
+    }
+
+    /** The call site about to invoke, for {@link #entryAfterSite} (racy between threads: measured, not exact). */
+    public static int lastSite = -1;
+
+    public static void site(int site) {
+        lastSite = site;
+    }
+
+    private static final ThreadLocal<int[]> THREAD_SITE = new ThreadLocal<int[]>() {
+        @Override
+        protected int[] initialValue() {
+            return new int[] {-1};
+        }
+    };
+
+    public static void threadSite(int site) {
+        THREAD_SITE.get()[0] = site;
+    }
+
+    /**
+     * One call, while the flag is up: Figure 3. Returns whether this call is a sample. With a
+     * counting trigger, calls outside a window count down to the next one, and the call that
+     * completes the period is the window's first (so that period 1, stride 1 and unbounded
+     * samples record every call: the exhaustive profile).
+     */
+    static boolean tick() {
+        if (!TIMER && !window) {
+            if (--untilWindow > 0) {
+                return false;
+            }
+            untilWindow = PERIOD;
+            ticks++;
+            open();
+            window = true;
+        }
+        if (--skipped > 0) {
+            return false;
+        }
+        skipped = STRIDE;
+        if (--samplesLeft <= 0) {
+            samplesLeft = SAMPLES;
+            if (TIMER) {
+                armed = false;
+            } else {
+                window = false;
+            }
+        }
+        return true;
+    }
+
+    /** A window starts: the first sample comes 1 to STRIDE calls later (the paper's random start). */
+    private static void open() {
+        windows++;
+        long x = random;
+        x ^= x << 13;
+        x ^= x >>> 7;
+        x ^= x << 17;
+        random = x;
+        skipped = 1 + (int) ((x >>> 1) % STRIDE);
+    }
+
+    static void record(int site, int callee) {
+        EDGES.get().add(site, callee);
+    }
+
+    /** The timer trigger: a daemon thread (it never keeps the JVM alive) that arms the flag every period. */
+    private static final class Timer extends Thread {
+        private volatile boolean stopped;
+        private long first;
+        private long last;
+
+        private Timer() {
+            super("komorium-cbs-timer");
+            setDaemon(true);
+        }
+
+        static Timer launch() {
+            Timer t = new Timer();
+            try {
+                t.start();
+            } catch (RuntimeException | Error e) {
+                Report.error("komorium: cbs cannot start its timer thread (" + Report.describe(e) + "); no call will be sampled");
+            }
+            return t;
+        }
+
+        @Override
+        public void run() {
+            // Fixed rate: each tick is due a period after the previous one was due, so a late
+            // wake-up (a loaded machine) does not shift all later ticks; ticks more than a period
+            // late are skipped, and the achieved period shows it.
+            long due = System.nanoTime() + PERIOD;
+            while (!stopped) {
+                long now = System.nanoTime();
+                if (now < due) {
+                    LockSupport.parkNanos(this, due - now);
+                    continue;
+                }
+                if (!armed) {
+                    open();
+                    armed = true;
+                }
+                synchronized (this) {
+                    if (ticks == 0) {
+                        first = now;
+                    }
+                    last = now;
+                    ticks++;
+                }
+                due += PERIOD;
+                if (due < now) {
+                    due = now + PERIOD;
+                }
+            }
+        }
+
+        /** Nanoseconds between ticks on average, or 0 before the second one. */
+        synchronized long achieved() {
+            return ticks < 2 ? 0 : (last - first) / (ticks - 1);
+        }
+
+        void finish() {
+            stopped = true;
+            interrupt();
+        }
+    }
+
+    private static final class Edge {
+        final ProfileFile.SiteKey site;
+        final ProfileFile.MethodKey callee;
+        final long count;
+
+        Edge(ProfileFile.SiteKey site, ProfileFile.MethodKey callee, long count) {
+            this.site = site;
+            this.callee = callee;
+            this.count = count;
+        }
+    }
+
+    private static final class Section implements Profiles.Section {
+        private String description = "";
+
+        @Override
+        public String kind() {
+            return "cbs";
+        }
+
+        @Override
+        public String describe() {
+            return description;
+        }
+
+        @Override
+        public void write(ProfileFile file) {
+            if (TIMER_THREAD != null) {
+                TIMER_THREAD.finish();
+            }
+            armed = false;
+            Map<Long, long[]> sum = new HashMap<Long, long[]>();
+            for (Counts.ByPair t : EDGES.all()) {
+                t.sumInto(sum);
+            }
+            // As in CallEdges: runtime numbers that name the same site or method are one edge.
+            Map<List<Object>, long[]> byKey = new HashMap<List<Object>, long[]>();
+            long taken = 0;
+            for (Map.Entry<Long, long[]> e : sum.entrySet()) {
+                long key = e.getKey();
+                List<Object> k = java.util.Arrays.<Object>asList(file.site((int) (key >>> 32)), file.method((int) key));
+                long[] c = byKey.get(k);
+                if (c == null) {
+                    byKey.put(k, new long[] {e.getValue()[0]});
+                } else {
+                    c[0] += e.getValue()[0];
+                }
+                taken += e.getValue()[0];
+            }
+            List<Edge> edges = new ArrayList<Edge>(byKey.size());
+            for (Map.Entry<List<Object>, long[]> e : byKey.entrySet()) {
+                edges.add(new Edge((ProfileFile.SiteKey) e.getKey().get(0), (ProfileFile.MethodKey) e.getKey().get(1), e.getValue()[0]));
+            }
+            Collections.sort(edges, new Comparator<Edge>() {
+                @Override
+                public int compare(Edge a, Edge b) {
+                    int c = a.site.compareTo(b.site);
+                    return c != 0 ? c : a.callee.compareTo(b.callee);
+                }
+            });
+            file.section(kind());
+            file.record("trigger", TRIGGER);
+            file.record("placement", placement);
+            file.record("period", PERIOD);
+            file.record("achieved", TIMER_THREAD != null ? TIMER_THREAD.achieved() : PERIOD);
+            file.record("stride", STRIDE);
+            file.record("window", SAMPLES);
+            file.record("seed", Config.seed());
+            file.record("ticks", ticks);
+            file.record("windows", windows);
+            file.record("samples", taken);
+            file.record("dropped", dropped);
+            for (Edge e : edges) {
+                file.record("edge", e.site, e.callee, e.count);
+            }
+            description = "cbs: " + taken + " samples on " + edges.size() + " edges in " + windows + " windows";
+        }
+    }
+}
