@@ -6,8 +6,9 @@
 // problems than the original, FAIL when `instrument` refused it; methods left as they were are listed.
 // Exits 1 when a jar is BAD or FAIL.
 //
-//   npm run build && node scripts/sweep-jars.mjs [--dir /usr/share/java] [NAME-SUBSTRING...]
+//   npm run build && node scripts/sweep-jars.mjs [--dir /usr/share/java] [--instrument-args "--profile cbs"] [NAME-SUBSTRING...]
 //
+// --instrument-args: options added to every `instrument` (split at spaces), e.g. a profile kind.
 // Every other jar of the folder is the classpath of both `instrument` and the verifier.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -18,9 +19,11 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 let dir = '/usr/share/java';
+let instrumentArgs = [];
 const filters = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--dir') dir = args[++i];
+  else if (args[i] === '--instrument-args') instrumentArgs = (args[++i] ?? '').split(/\s+/).filter(Boolean);
   else filters.push(args[i]);
 }
 const cli = join(root, 'bin', 'komorium-ts.js');
@@ -59,6 +62,7 @@ function verify(jar, cp) {
 
 const work = mkdtempSync(join(tmpdir(), 'komorium-sweep-'));
 let bad = 0;
+let verifyErrors = 0;
 try {
   for (const jar of jars) {
     const name = jar.slice(dir.length + 1);
@@ -67,7 +71,7 @@ try {
     const report = join(work, 'report.json');
     rmSync(out, { force: true });
     const t0 = Date.now();
-    const r = spawnSync('node', [cli, 'instrument', jar, '-o', out, '-q', '--report-json', report, '--classpath', ...cp], { encoding: 'utf8', maxBuffer: 1 << 30 });
+    const r = spawnSync('node', [cli, 'instrument', jar, '-o', out, '-q', ...instrumentArgs, '--report-json', report, '--classpath', ...cp], { encoding: 'utf8', maxBuffer: 1 << 30 });
     const ms = Date.now() - t0;
     if (r.status !== 0) {
       bad++;
@@ -79,6 +83,7 @@ try {
     const after = verify(out, cp.join(':'));
     const added = after.problems.filter((p) => !before.problems.includes(p));
     if (added.length > 0) bad++;
+    verifyErrors += added.filter((p) => p.startsWith('VERIFY ')).length;
     console.log(`${added.length > 0 ? 'BAD ' : 'ok  '} ${name}: ${summary.totals.methods} methods, ${summary.leftAsIs.length} left, ${ms} ms; original ${before.summary}; instrumented ${after.summary}`);
     for (const p of added.slice(0, 5)) console.log(`     ${p.slice(0, 400)}`);
     for (const l of summary.leftAsIs.slice(0, 5)) console.log(`     left: ${l.className}.${l.method}: ${l.reason}`);
@@ -86,5 +91,5 @@ try {
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
-console.log(`${jars.length} jars, ${bad} BAD or FAIL`);
+console.log(`${jars.length} jars${instrumentArgs.length ? ` instrumented with ${instrumentArgs.join(' ')}` : ''}, ${bad} BAD or FAIL, ${verifyErrors} new VerifyErrors`);
 process.exit(bad > 0 ? 1 : 0);
