@@ -31,7 +31,8 @@ const HELP = `usage: node scripts/bench.mjs [options]     (npm run bench -- [opt
   --komorium-jvm-args "…" JVM options of komorium runs (default "-XX:-DontCompileHugeMethods", as \`komorium-ts run\`)
   --report-only           regenerate BENCHMARKS.md and figures from the JSON, run nothing
   --json PATH  --md PATH  --figures DIR   outputs (default bench-results.json, BENCHMARKS.md, scripts/bench/figures)
-  --no-install            do not run scripts/install-bench-deps.sh first`;
+  --no-install            do not run scripts/install-bench-deps.sh first
+  --kind NAME [options]   instead: the benchmark of a profile kind, scripts/bench/NAME.mjs (e.g. --kind cbs --help)`;
 
 function parseArgs(argv) {
   const env = process.env;
@@ -460,7 +461,21 @@ function saveJson(path, results) {
 }
 
 async function main() {
-  const opts = parseArgs(process.argv.slice(2));
+  // `--kind <name>`: a profile kind's own benchmark, scripts/bench/<name>.mjs (its options follow).
+  const argv = process.argv.slice(2);
+  if (argv[0] === '--kind') {
+    const kind = argv[1] ?? '';
+    const file = join(REPO, 'scripts', 'bench', `${kind}.mjs`);
+    if (!/^[a-z][a-z0-9-]*$/.test(kind) || !existsSync(file)) throw new Error(`--kind ${kind}: no scripts/bench/${kind}.mjs`);
+    const rest = argv.slice(2);
+    if (!rest.includes('--no-install') && !rest.includes('--report-only') && !rest.includes('--help')) {
+      const r = spawnSync('bash', [join(REPO, 'scripts', 'install-bench-deps.sh')], { stdio: 'inherit' });
+      if (r.status !== 0) throw new Error('scripts/install-bench-deps.sh failed');
+    }
+    const mod = await import(pathToFileURL(file).href);
+    return mod.runKindBench(rest.filter((a) => a !== '--no-install'));
+  }
+  const opts = parseArgs(argv);
   if (opts.reportOnly) {
     const results = JSON.parse(readFileSync(opts.json, 'utf8'));
     writeReport(results, { md: opts.md, figures: opts.figures, json: opts.json });

@@ -282,7 +282,7 @@ public final class Config {
                 return (long) nanos;
             }
         }
-        return refuse(name, v, "a duration from " + minNanos / 1000 + "us to 1h, such as 10ms, 500us or 1s", dfltNanos);
+        return refuse(name, v, "a duration from " + minNanos / 1000 + "us to 3600s, such as 10ms, 500us or 1s", dfltNanos);
     }
 
     /** A property of the framework kinds that names one of {@code choices} (case-insensitive), strict like {@link #strictInteger}. */
