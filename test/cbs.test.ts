@@ -112,6 +112,40 @@ for (const release of [8, 17]) {
   });
 }
 
+describe('the entry placements measured against the call placement (KOMORIUM_CBS_PLACEMENT)', () => {
+  test('sampling every entry, they see the calls into instrumented methods: the slots exactly, the stack walk all but the ambiguous lines', async () => {
+    const work = tmpDir('komorium-cbs-placements-');
+    const classes = join(work, 'classes');
+    mkdirSync(classes);
+    const f = loadFixtures().find((x) => x.name === 'inheritance')!;
+    javac(f.sources, classes, { release: 17 });
+    const plain = join(work, 'p.jar');
+    await jarDir(classes, plain);
+    for (const placement of ['entry-site', 'entry-thread', 'entry-stack']) {
+      const jar = join(work, `${placement}.jar`);
+      const r = cli(['instrument', plain, '-o', jar, '-q', '--profile', 'cbs,call-edges', '--layout', 'exhaustive'], { env: { KOMORIUM_CBS_PLACEMENT: placement } });
+      expect(r.code, r.stderr).toBe(0);
+      const out = join(work, `${placement}.kprof`);
+      const run = await runJava({ cp: [jar], main: 'inheritance.Main', jvmArgs: ['-Dkomorium.quiet', `-Dkomorium.out=${out}`, ...EVERY_CALL] });
+      expect(run.stdout).toBe(f.expected);
+      const cbs = section<Cbs>(out, 'cbs');
+      expect(cbs.header.placement).toBe(placement);
+      // Calls from the JVM and the JDK into the fixture (main, toString from string concatenation) have no instrumented caller.
+      expect(cbs.header.dropped).toBeGreaterThan(0);
+      const intoFixture = section<{ edges: CallEdge[] }>(out, 'call-edges').edges.filter((e) => e.callee.className.startsWith('inheritance/'));
+      if (placement !== 'entry-stack') {
+        expect(edgeRows(cbs.edges), placement).toEqual(edgeRows(intoFixture));
+        continue;
+      }
+      // The stack gives the caller's line: Main.main calls IntNode.get twice on one line, and those samples are dropped, not guessed.
+      const exact = new Map(intoFixture.map((e) => [`${e.site.key} ${e.callee.key}`, e.count]));
+      for (const e of cbs.edges) expect(exact.get(`${e.site.key} ${e.callee.key}`)).toBe(e.count);
+      const missed = intoFixture.filter((e) => !cbs.edges.some((c) => c.site.key === e.site.key && c.callee.key === e.callee.key));
+      expect(missed.map((e) => `${e.site.method.name}:${e.site.line} ${e.callee.name}`)).toEqual(['main:193 get', 'main:193 get']);
+    }
+  });
+});
+
 describe('the counting trigger does not depend on the JIT', () => {
   test('samples/hot gives byte-identical cbs sections under -Xint, C1 and C2, and run to run', async () => {
     const work = tmpDir('komorium-cbs-jit-');
