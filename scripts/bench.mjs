@@ -3,7 +3,7 @@
 // side by side with JaCoCo offline instrumentation and JFR, and `instrument` speed against
 // JaCoCo's. Writes bench-results.json and BENCHMARKS.md (+ SVG figures in scripts/bench/figures).
 // Never part of `npm test`. See `node scripts/bench.mjs --help`.
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import {
   CACHE, REPO, WORKLOADS, JACOCO_OFFLINE_RUNTIME, driversDir, instrumentSpeedJars, jacocoRuntimeClasspath, javaBin,
 } from './bench/workloads.mjs';
-import { collectFiles, fileSize, freshDir, log, median, rotate, runProcess, sh } from './bench/util.mjs';
+import { collectFiles, fileSize, freshDir, log, median, rotate, runProcess, sh, snapshotBuild as snapshotBuildTo } from './bench/util.mjs';
 import { komoriumSelfShares, methodOverlap, readJfrStacks, selfShares, topAgreement } from './bench/jfr.mjs';
 import { writeReport } from './bench/report.mjs';
 
@@ -115,18 +115,7 @@ function debVersion(pkg) {
 const SNAPSHOT = join(CACHE, 'snapshot');
 const KOMORIUM_BIN = join(SNAPSHOT, 'bin', 'komorium-ts.js');
 
-function snapshotBuild() {
-  const runtimeJar = join(REPO, 'runtime-java', 'build', 'komorium-runtime.jar');
-  for (const p of [join(REPO, 'dist', 'cli'), join(REPO, 'dist', 'profile', 'index.js'), runtimeJar]) {
-    if (!existsSync(p)) throw new Error(`${p} is missing: run \`npm run build\` (npm run bench does)`);
-  }
-  freshDir(SNAPSHOT);
-  cpSync(join(REPO, 'bin'), join(SNAPSHOT, 'bin'), { recursive: true });
-  cpSync(join(REPO, 'dist'), join(SNAPSHOT, 'dist'), { recursive: true, filter: (src) => !src.endsWith('.map') });
-  cpSync(join(REPO, 'package.json'), join(SNAPSHOT, 'package.json'));
-  mkdirSync(join(SNAPSHOT, 'runtime-java', 'build'), { recursive: true });
-  cpSync(runtimeJar, join(SNAPSHOT, 'runtime-java', 'build', 'komorium-runtime.jar'));
-}
+const snapshotBuild = () => snapshotBuildTo(REPO, SNAPSHOT);
 
 function configsFor(opts) {
   const list = [{ id: 'base', kind: 'base', label: 'uninstrumented' }];

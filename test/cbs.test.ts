@@ -44,6 +44,17 @@ const data = (path: string) =>
     .filter((l) => !l.startsWith('header\t'))
     .join('\n');
 
+/** The inheritance fixture compiled into `work`/p.jar, and the fixture. */
+async function inheritanceJar(work: string): Promise<{ plain: string; fixture: Fixture }> {
+  const classes = join(work, 'classes');
+  mkdirSync(classes);
+  const fixture = loadFixtures().find((f) => f.name === 'inheritance')!;
+  javac(fixture.sources, classes, { release: 17 });
+  const plain = join(work, 'p.jar');
+  await jarDir(classes, plain);
+  return { plain, fixture };
+}
+
 interface Built {
   work: string;
   plain: string;
@@ -115,12 +126,7 @@ for (const release of [8, 17]) {
 describe('the entry placements measured against the call placement (KOMORIUM_CBS_PLACEMENT)', () => {
   test('sampling every entry, they see the calls into instrumented methods: the slots exactly, the stack walk all but the ambiguous lines', async () => {
     const work = tmpDir('komorium-cbs-placements-');
-    const classes = join(work, 'classes');
-    mkdirSync(classes);
-    const f = loadFixtures().find((x) => x.name === 'inheritance')!;
-    javac(f.sources, classes, { release: 17 });
-    const plain = join(work, 'p.jar');
-    await jarDir(classes, plain);
+    const { plain, fixture: f } = await inheritanceJar(work);
     for (const placement of ['entry-site', 'entry-thread', 'entry-stack']) {
       const jar = join(work, `${placement}.jar`);
       const r = cli(['instrument', plain, '-o', jar, '-q', '--profile', 'cbs,call-edges', '--layout', 'exhaustive'], { env: { KOMORIUM_CBS_PLACEMENT: placement } });
@@ -258,12 +264,7 @@ describe('bad -D values stop the program before it runs', () => {
   let work: string;
   beforeAll(async () => {
     work = tmpDir('komorium-cbs-bad-');
-    const classes = join(work, 'classes');
-    mkdirSync(classes);
-    const hello = loadFixtures().find((f) => f.name === 'inheritance')!;
-    javac(hello.sources, classes, { release: 17 });
-    const plain = join(work, 'p.jar');
-    await jarDir(classes, plain);
+    const { plain } = await inheritanceJar(work);
     jar = join(work, 'p-cbs.jar');
     instrument(plain, jar, ['-q', '--profile', 'cbs']);
   });
@@ -289,12 +290,7 @@ describe('the CLI with cbs profiles', () => {
   let sampled: string;
   beforeAll(async () => {
     work = tmpDir('komorium-cbs-cli-');
-    const classes = join(work, 'classes');
-    mkdirSync(classes);
-    const f = loadFixtures().find((x) => x.name === 'inheritance')!;
-    javac(f.sources, classes, { release: 17 });
-    const plain = join(work, 'p.jar');
-    await jarDir(classes, plain);
+    const { plain } = await inheritanceJar(work);
     const both = join(work, 'both.jar');
     instrument(plain, both, ['-q', '--profile', 'cbs,call-edges', '--layout', 'exhaustive']);
     every = join(work, 'every.kprof');

@@ -9,12 +9,12 @@
 //   5. the entry placements (KOMORIUM_CBS_PLACEMENT) measured against the call placement.
 // Every run's exit code, stdout, stderr and files are compared with the uninstrumented run.
 // Results go to bench-cbs.json (merged per workload, so subsets can be run apart) and BENCHMARKS-cbs.md.
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { CACHE, REPO, WORKLOADS, driversDir, javaBin } from './workloads.mjs';
-import { collectFiles, freshDir, log, median, rotate, runProcess, sh } from './util.mjs';
+import { collectFiles, freshDir, log, median, rotate, runProcess, sh, snapshotBuild } from './util.mjs';
 import { jfrCallGraph } from './cbs-jfr.mjs';
 import { writeCbsReport } from './cbs-report.mjs';
 
@@ -87,17 +87,6 @@ function parseArgs(argv) {
 // during the hour it takes cannot mix two versions.
 const SNAPSHOT = join(CACHE, 'cbs', 'snapshot');
 const CLI = join(SNAPSHOT, 'bin', 'komorium-ts.js');
-
-function snapshotBuild() {
-  const runtimeJar = join(REPO, 'runtime-java', 'build', 'komorium-runtime.jar');
-  for (const p of [join(REPO, 'dist', 'cli'), runtimeJar]) if (!existsSync(p)) throw new Error(`${p} is missing: run \`npm run build\``);
-  freshDir(SNAPSHOT);
-  cpSync(join(REPO, 'bin'), join(SNAPSHOT, 'bin'), { recursive: true });
-  cpSync(join(REPO, 'dist'), join(SNAPSHOT, 'dist'), { recursive: true, filter: (src) => !src.endsWith('.map') });
-  cpSync(join(REPO, 'package.json'), join(SNAPSHOT, 'package.json'));
-  mkdirSync(join(SNAPSHOT, 'runtime-java', 'build'), { recursive: true });
-  cpSync(runtimeJar, join(SNAPSHOT, 'runtime-java', 'build', 'komorium-runtime.jar'));
-}
 
 async function loadProfileLib() {
   const mod = (p) => import(pathToFileURL(join(SNAPSHOT, 'dist', p)).href);
@@ -342,7 +331,7 @@ export async function runKindBench(argv) {
     log(`wrote ${relative(REPO, opts.md)}`);
     return;
   }
-  snapshotBuild();
+  snapshotBuild(REPO, SNAPSHOT);
   const lib = await loadProfileLib();
   const git = (args) => spawnSync('git', args, { cwd: REPO, encoding: 'utf8' }).stdout?.trim() ?? '';
   const results = previous ?? { format: 'komorium-bench-cbs/1', workloads: {} };

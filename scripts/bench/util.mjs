@@ -1,7 +1,7 @@
 // Small helpers of `npm run bench`: running a whole process with its wall time and peak memory,
 // statistics, files. No dependencies beyond Node's own modules.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 export const TIME_BIN = '/usr/bin/time';
@@ -102,4 +102,21 @@ export function fmtMs(ms) {
 export function log(...args) {
   const t = new Date().toISOString().slice(11, 19);
   console.log(`[bench ${t}]`, ...args);
+}
+
+/**
+ * Copies the build (bin/, dist/ without maps, package.json, the runtime jar) of `repo` into `dir`,
+ * so that a long benchmark runs one version even if the work tree is rebuilt meanwhile.
+ */
+export function snapshotBuild(repo, dir) {
+  const runtimeJar = join(repo, 'runtime-java', 'build', 'komorium-runtime.jar');
+  for (const p of [join(repo, 'dist', 'cli'), join(repo, 'dist', 'profile', 'index.js'), runtimeJar]) {
+    if (!existsSync(p)) throw new Error(`${p} is missing: run \`npm run build\` (npm run bench does)`);
+  }
+  freshDir(dir);
+  cpSync(join(repo, 'bin'), join(dir, 'bin'), { recursive: true });
+  cpSync(join(repo, 'dist'), join(dir, 'dist'), { recursive: true, filter: (src) => !src.endsWith('.map') });
+  cpSync(join(repo, 'package.json'), join(dir, 'package.json'));
+  mkdirSync(join(dir, 'runtime-java', 'build'), { recursive: true });
+  cpSync(runtimeJar, join(dir, 'runtime-java', 'build', 'komorium-runtime.jar'));
 }

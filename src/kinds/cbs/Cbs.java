@@ -1,11 +1,5 @@
 package komorium.runtime;
 
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Comparator;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -260,18 +254,6 @@ public final class Cbs {
         }
     }
 
-    private static final class Edge {
-        final ProfileFile.SiteKey site;
-        final ProfileFile.MethodKey callee;
-        final long count;
-
-        Edge(ProfileFile.SiteKey site, ProfileFile.MethodKey callee, long count) {
-            this.site = site;
-            this.callee = callee;
-            this.count = count;
-        }
-    }
-
     private static final class Section implements Profiles.Section {
         private String description = "";
 
@@ -291,35 +273,7 @@ public final class Cbs {
                 TIMER_THREAD.finish();
             }
             armed = false;
-            Map<Long, long[]> sum = new HashMap<Long, long[]>();
-            for (Counts.ByPair t : EDGES.all()) {
-                t.sumInto(sum);
-            }
-            // As in CallEdges: runtime numbers that name the same site or method are one edge.
-            Map<List<Object>, long[]> byKey = new HashMap<List<Object>, long[]>();
-            long taken = 0;
-            for (Map.Entry<Long, long[]> e : sum.entrySet()) {
-                long key = e.getKey();
-                List<Object> k = java.util.Arrays.<Object>asList(file.site((int) (key >>> 32)), file.method((int) key));
-                long[] c = byKey.get(k);
-                if (c == null) {
-                    byKey.put(k, new long[] {e.getValue()[0]});
-                } else {
-                    c[0] += e.getValue()[0];
-                }
-                taken += e.getValue()[0];
-            }
-            List<Edge> edges = new ArrayList<Edge>(byKey.size());
-            for (Map.Entry<List<Object>, long[]> e : byKey.entrySet()) {
-                edges.add(new Edge((ProfileFile.SiteKey) e.getKey().get(0), (ProfileFile.MethodKey) e.getKey().get(1), e.getValue()[0]));
-            }
-            Collections.sort(edges, new Comparator<Edge>() {
-                @Override
-                public int compare(Edge a, Edge b) {
-                    int c = a.site.compareTo(b.site);
-                    return c != 0 ? c : a.callee.compareTo(b.callee);
-                }
-            });
+            EdgeRecords edges = EdgeRecords.collect(file, EDGES.all());
             file.section(kind());
             file.record("trigger", TRIGGER);
             file.record("placement", placement);
@@ -330,12 +284,10 @@ public final class Cbs {
             file.record("seed", Config.seed());
             file.record("ticks", ticks);
             file.record("windows", windows);
-            file.record("samples", taken);
+            file.record("samples", edges.total);
             file.record("dropped", dropped);
-            for (Edge e : edges) {
-                file.record("edge", e.site, e.callee, e.count);
-            }
-            description = "cbs: " + taken + " samples on " + edges.size() + " edges in " + windows + " windows";
+            edges.write(file);
+            description = "cbs: " + edges.total + " samples on " + edges.edges.size() + " edges in " + windows + " windows";
         }
     }
 }

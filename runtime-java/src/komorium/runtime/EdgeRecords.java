@@ -1,0 +1,78 @@
+package komorium.runtime;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The {@code edge} records of the call-graph kinds ({@code call-edges}, {@code cbs}): per-thread
+ * counts of (site number, method number) summed, runtime numbers that name the same site or method
+ * (a class loaded twice, a callee registered once per receiver class) merged into one edge, and the
+ * edges written in key order, which is the order of the ids the file gives them.
+ */
+final class EdgeRecords {
+    /** The sum of the counts. */
+    long total;
+    final List<Edge> edges = new ArrayList<Edge>();
+
+    private EdgeRecords() {
+    }
+
+    private static final class Edge {
+        final ProfileFile.SiteKey site;
+        final ProfileFile.MethodKey callee;
+        final long count;
+
+        Edge(ProfileFile.SiteKey site, ProfileFile.MethodKey callee, long count) {
+            this.site = site;
+            this.callee = callee;
+            this.count = count;
+        }
+    }
+
+    // A class rather than a lambda: nothing at shutdown should depend on bootstrapping invokedynamic.
+    private static final Comparator<Edge> BY_KEY = new Comparator<Edge>() {
+        @Override
+        public int compare(Edge a, Edge b) {
+            int c = a.site.compareTo(b.site);
+            return c != 0 ? c : a.callee.compareTo(b.callee);
+        }
+    };
+
+    /** The edges of {@code tables}, ready to be written. */
+    static EdgeRecords collect(ProfileFile file, List<Counts.ByPair> tables) {
+        Map<Long, long[]> sum = new HashMap<Long, long[]>();
+        for (Counts.ByPair t : tables) {
+            t.sumInto(sum);
+        }
+        Map<List<Object>, long[]> byKey = new HashMap<List<Object>, long[]>();
+        EdgeRecords out = new EdgeRecords();
+        for (Map.Entry<Long, long[]> e : sum.entrySet()) {
+            long key = e.getKey();
+            List<Object> k = Arrays.<Object>asList(file.site((int) (key >>> 32)), file.method((int) key));
+            long[] c = byKey.get(k);
+            if (c == null) {
+                byKey.put(k, new long[] {e.getValue()[0]});
+            } else {
+                c[0] += e.getValue()[0];
+            }
+            out.total += e.getValue()[0];
+        }
+        for (Map.Entry<List<Object>, long[]> e : byKey.entrySet()) {
+            out.edges.add(new Edge((ProfileFile.SiteKey) e.getKey().get(0), (ProfileFile.MethodKey) e.getKey().get(1), e.getValue()[0]));
+        }
+        Collections.sort(out.edges, BY_KEY);
+        return out;
+    }
+
+    /** Adds the {@code edge} records to the current section. */
+    void write(ProfileFile file) {
+        for (Edge e : edges) {
+            file.record("edge", e.site, e.callee, e.count);
+        }
+    }
+}
