@@ -152,18 +152,45 @@ describe('the entry placements measured against the call placement (KOMORIUM_CBS
   });
 });
 
+/** samples/hot, plain and instrumented with cbs, and its output for `args`. */
+async function hotJars(work: string, args: string[]): Promise<{ jar: string; expected: string }> {
+  const classes = join(work, 'classes');
+  mkdirSync(classes);
+  javac([join(repoRoot, 'samples', 'hot', 'Main.java')], classes, { release: 17 });
+  const plain = join(work, 'hot.jar');
+  await jarDir(classes, plain);
+  const expected = (await runJava({ cp: [plain], main: 'Main', args })).stdout;
+  const jar = join(work, 'hot-cbs.jar');
+  instrument(plain, jar, ['-q', '--profile', 'cbs']);
+  return { jar, expected };
+}
+
+describe('the grid in one run (-Dkomorium.cbs.grid)', () => {
+  test('with the counting trigger every cell is byte for byte the run of that cell alone', async () => {
+    const work = tmpDir('komorium-cbs-grid-');
+    const args = ['100000'];
+    const { jar, expected } = await hotJars(work, args);
+    const props = ['-Dkomorium.quiet', '-Dkomorium.cbs.trigger=checks', '-Dkomorium.cbs.period=2000'];
+    const grid = await runJava({ cp: [jar], main: 'Main', args, jvmArgs: [...props, '-Dkomorium.cbs.grid=1,5x1,6', `-Dkomorium.out=${join(work, 'grid.kprof')}`] });
+    expect(grid.stdout).toBe(expected);
+    // The profile itself holds the first cell.
+    expect(data(join(work, 'grid.kprof'))).toBe(data(join(work, 'grid.stride-1.samples-1.kprof')));
+    for (const [stride, samples] of [[1, 1], [1, 6], [5, 1], [5, 6]]) {
+      const out = join(work, `alone-${stride}-${samples}.kprof`);
+      const r = await runJava({ cp: [jar], main: 'Main', args, jvmArgs: [...props, `-Dkomorium.cbs.stride=${stride}`, `-Dkomorium.cbs.samples=${samples}`, `-Dkomorium.out=${out}`] });
+      expect(r.stdout).toBe(expected);
+      const cell = data(join(work, `grid.stride-${stride}.samples-${samples}.kprof`));
+      expect(cell, `${stride}/${samples}`).toMatch(/^edge\t/m);
+      expect(cell, `${stride}/${samples}`).toBe(data(out));
+    }
+  });
+});
+
 describe('the counting trigger does not depend on the JIT', () => {
   test('samples/hot gives byte-identical cbs sections under -Xint, C1 and C2, and run to run', async () => {
     const work = tmpDir('komorium-cbs-jit-');
-    const classes = join(work, 'classes');
-    mkdirSync(classes);
-    javac([join(repoRoot, 'samples', 'hot', 'Main.java')], classes, { release: 17 });
-    const plain = join(work, 'hot.jar');
-    await jarDir(classes, plain);
     const args = ['300000'];
-    const expected = (await runJava({ cp: [plain], main: 'Main', args })).stdout;
-    const jar = join(work, 'hot-cbs.jar');
-    instrument(plain, jar, ['-q', '--profile', 'cbs']);
+    const { jar, expected } = await hotJars(work, args);
     const modes: Record<string, string[]> = { int: ['-Xint'], c1: ['-XX:TieredStopAtLevel=1'], c2: [], again: [] };
     const outs: Record<string, string> = {};
     for (const [name, flags] of Object.entries(modes)) {
@@ -259,6 +286,7 @@ describe('bad -D values stop the program before it runs', () => {
     ['-Dkomorium.cbs.period=10xs', /^komorium: -Dkomorium\.cbs\.period=10xs is not valid/],
     ['-Dkomorium.cbs.period=0ms', /^komorium: -Dkomorium\.cbs\.period=0ms is not valid/],
     ['-Dkomorium.cbs.trigger=clock', /^komorium: -Dkomorium\.cbs\.trigger=clock is not valid \(expected timer, checks or bytecodes\); the program was not started$/],
+    ['-Dkomorium.cbs.grid=1,0x16', /^komorium: -Dkomorium\.cbs\.grid=1,0x16 is not valid \(expected two comma-separated lists of integers >= 1 joined by x, such as 1,3,7x1,16\); the program was not started$/],
   ];
   let jar: string;
   let work: string;

@@ -2,10 +2,11 @@
 // The cbs benchmark (issue 20, seed 004): `npm run bench -- --kind cbs [options]`, or this file directly
 // after `npm run build`. For each of the six workloads of scripts/bench/workloads.mjs:
 //   1. the exhaustive call graph: call-edges, --layout exhaustive, one run (the ground truth);
-//   2. the grid of the paper's Table 2: Stride × Samples × trigger (timer, checks), one run each,
-//      accuracy against the exhaustive graph, and that run's wall time over the median uninstrumented one;
+//   2. the grid of the paper's Table 2: Stride × Samples × trigger (timer, checks), the accuracy of
+//      every cell from one run per trigger (komorium.cbs.grid), and the overhead of its corners;
 //   3. JFR's jdk.ExecutionSample stacks, top two frames as a call graph, against the same ground truth;
-//   4. overhead: fewer configurations, interleaved with the uninstrumented run, medians of --reps runs;
+//   4. overhead: Table 3's configurations and the grid's corners, interleaved with the uninstrumented
+//      run, medians of --reps (--reps-extra) runs;
 //   5. the entry placements (KOMORIUM_CBS_PLACEMENT) measured against the call placement.
 // Every run's exit code, stdout, stderr and files are compared with the uninstrumented run.
 // Results go to bench-cbs.json (merged per workload, so subsets can be run apart) and BENCHMARKS-cbs.md.
@@ -27,11 +28,12 @@ export const PLACEMENTS = ['entry-stack', 'entry-site', 'entry-thread'];
 
 const HELP = `usage: node scripts/bench/cbs.mjs [options]      (npm run bench -- --kind cbs [options] builds first)
   --workloads a,b     subset of: ${WORKLOADS.map((w) => w.id).join(', ')}
-  --reps N            timed repetitions of the overhead configurations (default 5)
+  --reps N            timed repetitions of Table 3's configurations (default 5)
+  --reps-extra N      of the entry placements, the exhaustive profile and the grid's corners (default 3)
   --strides a,b       grid strides (default ${STRIDES.join(',')})
   --samples a,b       grid samples per window (default ${SAMPLES.join(',')})
   --triggers a,b      grid triggers (default ${TRIGGERS.join(',')})
-  --skip x,y          skip parts: grid, jfr, overhead, placements
+  --skip x,y          skip parts: grid, jfr, overhead, placements, corners
   --quick             1 repetition, a 3×3 grid, JFlex's smaller input
   --report-only       regenerate BENCHMARKS-cbs.md from bench-cbs.json
   --json PATH --md PATH   outputs (default bench-cbs.json, BENCHMARKS-cbs.md)`;
@@ -40,6 +42,7 @@ function parseArgs(argv) {
   const o = {
     workloads: null,
     reps: 5,
+    repsExtra: 3,
     strides: STRIDES,
     samples: SAMPLES,
     triggers: TRIGGERS,
@@ -58,6 +61,7 @@ function parseArgs(argv) {
     };
     if (a === '--workloads') o.workloads = list(next());
     else if (a === '--reps') o.reps = Number(next());
+    else if (a === '--reps-extra') o.repsExtra = Number(next());
     else if (a === '--strides') o.strides = list(next()).map(Number);
     else if (a === '--samples') o.samples = list(next()).map(Number);
     else if (a === '--triggers') o.triggers = list(next());
@@ -73,6 +77,7 @@ function parseArgs(argv) {
   }
   if (o.quick) {
     o.reps = 1;
+    o.repsExtra = 1;
     o.strides = [1, 7, 63];
     o.samples = [1, 16, 64];
   }
@@ -209,8 +214,8 @@ async function benchWorkload(wl, opts, lib) {
   };
   log(`${wl.id}: exhaustive: ${calls} calls on ${exact.edges.length} edges, ${(res.exact.intoInstrumentedShare * 100).toFixed(1)}% into instrumented methods`);
 
-  const measure = (cfg, v) => {
-    const ok = check(cfg.id, v);
+  const measure = (cfg, v, compare = true) => {
+    const ok = compare ? check(cfg.id, v) : true;
     const s = existsSync(v.profile) ? lib.section(v.profile, 'cbs') : null;
     if (!s) {
       res.problems.push(`${cfg.id}: no cbs profile`);
@@ -232,20 +237,24 @@ async function benchWorkload(wl, opts, lib) {
     return o;
   };
 
-  // 2. The grid, one run per cell, in a rotated order so that load drifts spread over the cells.
+  // 2. The grid: one run per trigger, every cell's window fed by the same calls (komorium.cbs.grid,
+  //    CbsWindow.java; with the counting trigger each cell is exactly the run of that cell alone).
   if (!opts.skip.has('grid')) {
-    const cells = opts.triggers.flatMap((trigger) => opts.strides.flatMap((stride) => opts.samples.map((samples) => ({ trigger, stride, samples }))));
-    log(`${wl.id}: grid of ${cells.length} cells`);
-    for (const [i, c] of cells.entries()) {
-      const cfg = { id: `grid-${c.trigger}-${c.stride}-${c.samples}`, jar: 'cbs', props: cbsProps(c) };
+    for (const trigger of opts.triggers) {
+      const cfg = { id: `grid-${trigger}`, jar: 'cbs', props: [`-Dkomorium.cbs.trigger=${trigger}`, `-Dkomorium.cbs.grid=${opts.strides.join(',')}x${opts.samples.join(',')}`] };
       const v = await run(cfg, 'v');
-      // Each cell's time is set against an uninstrumented run taken next to it.
-      const b = i % 6 === 0 ? await run(base, `g${i}`) : null;
-      if (b) baseMs.push(b.r.wallMs);
-      res.grid.push({ ...c, ...measure(cfg, v) });
-      rmSync(v.profile, { force: true });
+      check(cfg.id, v);
+      for (const stride of opts.strides) {
+        for (const samples of opts.samples) {
+          const file = `${v.profile.replace(/\.kprof$/, '')}.stride-${stride}.samples-${samples}.kprof`;
+          res.grid.push({ trigger, stride, samples, ...measure({ id: `${cfg.id} ${stride}/${samples}` }, { ...v, profile: file }, false) });
+          rmSync(file, { force: true });
+        }
+      }
+      res.gridRuns ??= {};
+      res.gridRuns[trigger] = { wallMs: v.r.wallMs };
+      log(`${wl.id}: grid ${trigger}: ${res.grid.filter((g) => g.trigger === trigger).map((g) => `${g.stride}/${g.samples}=${(g.accuracy * 100).toFixed(0)}`).join(' ')}`);
     }
-    res.gridBaseMs = median(baseMs);
   }
 
   // 3. JFR, top two frames.
@@ -256,20 +265,41 @@ async function benchWorkload(wl, opts, lib) {
     log(`${wl.id}: JFR: ${res.jfr.samples} samples, accuracy ${(res.jfr.accuracy * 100).toFixed(1)}%`);
   }
 
-  // 4. Overhead, interleaved, and the accuracy of each configuration's verification run.
+  // 4. Overhead, interleaved, and the accuracy of each configuration's verification run. The
+  //    configurations of Table 3 run --reps times; the entry placements and the grid's corners
+  //    (each cell's overhead measured apart from the grid run) --reps-extra times.
   const d = { ...DEFAULT };
+  const extra = opts.repsExtra;
+  const corner = (trigger, stride, samples) => ({
+    id: `cell-${trigger}-${stride}-${samples}`,
+    jar: 'cbs',
+    props: cbsProps({ trigger, stride, samples }),
+    label: `${trigger}, Stride ${stride}, Samples ${samples}`,
+    reps: extra,
+    cell: { trigger, stride, samples },
+  });
+  const lo = Math.min(...opts.strides);
+  const hi = Math.max(...opts.strides);
+  const few = Math.min(...opts.samples);
+  const many = Math.max(...opts.samples);
+  const corners = opts.skip.has('corners')
+    ? []
+    : opts.triggers.flatMap((t) =>
+        [[lo, few], [lo, many], [hi, few], [hi, many]].filter(([s, n]) => !(t === 'timer' && s === 1 && n === 1)).map(([s, n]) => corner(t, s, n)),
+      );
   const configs = [
     base,
-    { id: 'timer-base', jar: 'cbs', props: cbsProps({ trigger: 'timer', stride: 1, samples: 1 }), label: 'timer, Stride 1, Samples 1 (base)' },
-    { id: 'timer-default', jar: 'cbs', props: cbsProps({ trigger: 'timer', ...d }), label: `timer, Stride ${d.stride}, Samples ${d.samples} (default)` },
-    { id: 'checks-default', jar: 'cbs', props: cbsProps({ trigger: 'checks', ...d }), label: `checks, Stride ${d.stride}, Samples ${d.samples} (default)` },
+    { id: 'timer-base', jar: 'cbs', props: cbsProps({ trigger: 'timer', stride: 1, samples: 1 }), label: 'timer, Stride 1, Samples 1 (base)', cell: { trigger: 'timer', stride: 1, samples: 1 } },
+    { id: 'timer-default', jar: 'cbs', props: cbsProps({ trigger: 'timer', ...d }), label: `timer, Stride ${d.stride}, Samples ${d.samples} (default)`, cell: { trigger: 'timer', ...d } },
+    { id: 'checks-default', jar: 'cbs', props: cbsProps({ trigger: 'checks', ...d }), label: `checks, Stride ${d.stride}, Samples ${d.samples} (default)`, cell: { trigger: 'checks', ...d } },
     { id: 'checks-only', jar: 'cbs', props: cbsProps({ trigger: 'timer', ...d, period: '3600s' }), label: 'the checks alone: timer every hour (never fires)' },
-    { id: 'exhaustive', jar: 'exact', label: 'call-edges, exhaustive' },
     ...(opts.skip.has('jfr') ? [] : [{ id: 'jfr', jfr: true, label: 'JFR settings=profile' }]),
-    ...(opts.skip.has('placements') ? [] : PLACEMENTS.map((p) => ({ id: p, jar: p, placement: p, props: cbsProps({ trigger: 'timer', ...d }), label: `${p} placement, timer, default` }))),
+    { id: 'exhaustive', jar: 'exact', label: 'call-edges, exhaustive', reps: extra },
+    ...(opts.skip.has('placements') ? [] : PLACEMENTS.map((p) => ({ id: p, jar: p, placement: p, props: cbsProps({ trigger: 'timer', ...d }), label: `${p} placement, timer, default`, reps: extra }))),
+    ...corners,
   ];
   for (const cfg of configs.slice(1)) {
-    if (cfg.jfr || cfg.id === 'exhaustive') continue;
+    if (cfg.jfr || cfg.id === 'exhaustive' || cfg.id.startsWith('cell-')) continue;
     const v = await run(cfg, 'v');
     res.configs[cfg.id] = { label: cfg.label, ...measure(cfg, v) };
     log(`${wl.id}: ${cfg.id}: accuracy ${(res.configs[cfg.id].accuracy * 100).toFixed(1)}%, ${res.configs[cfg.id].samples} samples`);
@@ -282,23 +312,28 @@ async function benchWorkload(wl, opts, lib) {
   }
   if (!opts.skip.has('overhead')) {
     const times = Object.fromEntries(configs.map((c) => [c.id, []]));
-    for (let rep = 0; rep < opts.reps; rep++) {
-      for (const cfg of rotate(configs, rep)) {
+    const bases = {};
+    const reps = Math.max(opts.reps, extra);
+    for (let rep = 0; rep < reps; rep++) {
+      const now = configs.filter((c) => c.id === 'base' || rep < (c.reps ?? opts.reps));
+      for (const cfg of rotate(now, rep)) {
         const v = await run(cfg, `r${rep}`);
         if (cfg.id !== 'base') check(`${cfg.id} rep ${rep}`, v);
-        times[cfg.id].push(v.r.wallMs);
+        times[cfg.id].push({ rep, ms: v.r.wallMs });
         rmSync(v.profile, { force: true });
         rmSync(v.jfr, { force: true });
       }
-      log(`${wl.id}: rep ${rep + 1}/${opts.reps}: ${configs.map((c) => `${c.id}=${(times[c.id][rep] / 1000).toFixed(2)}`).join(' ')}`);
+      log(`${wl.id}: rep ${rep + 1}/${reps} (load ${loadavg()}): ${now.map((c) => `${c.id}=${(times[c.id].at(-1).ms / 1000).toFixed(2)}`).join(' ')}`);
     }
-    res.baseMedianMs = median(times.base);
+    for (const t of times.base) bases[t.rep] = t.ms;
+    res.baseMedianMs = median(times.base.map((t) => t.ms));
     res.overhead = {};
     for (const cfg of configs.slice(1)) {
-      const ratios = times[cfg.id].map((t, rep) => t / times.base[rep]);
-      res.overhead[cfg.id] = { label: cfg.label, wallMs: times[cfg.id], ratios, medianRatio: median(ratios) };
+      // Each repetition's time over the uninstrumented time of the same repetition.
+      const ratios = times[cfg.id].map((t) => t.ms / bases[t.rep]);
+      res.overhead[cfg.id] = { label: cfg.label, cell: cfg.cell ?? null, wallMs: times[cfg.id].map((t) => t.ms), ratios, medianRatio: median(ratios) };
     }
-    res.overhead.base = { wallMs: times.base };
+    res.overhead.base = { wallMs: times.base.map((t) => t.ms) };
   }
   res.loadavgAtEnd = loadavg();
   return res;
@@ -341,7 +376,7 @@ export async function runKindBench(argv) {
     loadavg: loadavg(),
     nproc: Number(sh('nproc', []).trim()),
     jdk: spawnSync(javaBin('java'), ['-version'], { encoding: 'utf8' }).stderr.trim().split('\n')[1] ?? '',
-    settings: { reps: opts.reps, strides: opts.strides, samples: opts.samples, triggers: opts.triggers, skip: [...opts.skip], quick: opts.quick, default: DEFAULT },
+    settings: { reps: opts.reps, repsExtra: opts.repsExtra, strides: opts.strides, samples: opts.samples, triggers: opts.triggers, skip: [...opts.skip], quick: opts.quick, default: DEFAULT },
     argv,
   };
   log(`cbs bench: load ${run.loadavg}; ${run.settings.triggers.length * opts.strides.length * opts.samples.length} grid cells, ${opts.reps} reps`);

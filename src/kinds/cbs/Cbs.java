@@ -51,35 +51,26 @@ public final class Cbs {
             : Config.strictInteger("komorium.cbs.period", 100000, 1,
                     "a number of calls >= 1 with komorium.cbs.trigger=" + TRIGGER + "; a duration only with the timer");
 
-    /** Figure 3's skippedInvocations and samplesThisTimerInterrupt. */
-    private static int skipped;
-    private static int samplesLeft = SAMPLES;
-    /** Counting triggers: calls until the next window, and whether a window is open. */
+    /** Counting triggers: calls until the next trigger (every call counts, in a window or not). */
     private static long untilWindow = PERIOD;
-    private static boolean window;
-    private static long random = Config.seed() ^ 0x2545F4914F6CDD1DL;
+    /** The windows: one, or with komorium.cbs.grid one per cell of the grid, fed by the same calls. */
+    private static final CbsWindow[] WINDOWS = CbsWindow.fromOptions(STRIDE, SAMPLES);
+    private static final CbsWindow ONE = WINDOWS[0];
+    private static final boolean GRID = WINDOWS.length > 1;
 
-    /** Triggers (timer ticks or counted periods) and the windows they opened. */
+    /** Triggers: timer ticks or counted periods. */
     static long ticks;
-    static long windows;
     /** Samples of an entry placement whose caller was not an instrumented call site (a callback from the JDK). */
     static long dropped;
     /** How the instrumented code finds the caller (KOMORIUM_CBS_PLACEMENT), noted by the first sample. */
     static volatile String placement = "call";
-
-    private static final Counts.PerThread<Counts.ByPair> EDGES = new Counts.PerThread<Counts.ByPair>() {
-        @Override
-        Counts.ByPair create() {
-            return new Counts.ByPair();
-        }
-    };
 
     private static final Timer TIMER_THREAD = TIMER ? Timer.launch() : null;
 
     static {
         Profiles.register(new Section());
         if (!TIMER) {
-            // Every call counts towards the next window: the flag stays up.
+            // Every call counts towards the next trigger: the flag stays up.
             armed = true;
         }
     }
@@ -89,14 +80,21 @@ public final class Cbs {
 
     /** A call whose callee the instruction fixes: static, special, private or final. */
     public static void call(int site) {
-        if (tick()) {
+        if (GRID) {
+            gridCall(site, null);
+        } else if (tick()) {
             record(site, Callees.named(site));
         }
     }
 
     /** A virtual or interface call on {@code receiver}; a null receiver makes no call and is not counted. */
     public static void call(Object receiver, int site) {
-        if (receiver != null && tick()) {
+        if (receiver == null) {
+            return;
+        }
+        if (GRID) {
+            gridCall(site, receiver);
+        } else if (tick()) {
             record(site, Callees.of(site, receiver));
         }
     }
@@ -147,49 +145,55 @@ public final class Cbs {
     }
 
     /**
-     * One call, while the flag is up: Figure 3. Returns whether this call is a sample. With a
-     * counting trigger, calls outside a window count down to the next one, and the call that
-     * completes the period is the window's first (so that period 1, stride 1 and unbounded
-     * samples record every call: the exhaustive profile).
+     * One call, while the flag is up: Figure 3 (CbsWindow.count). Returns whether this call is a
+     * sample. With a counting trigger every call counts towards the next trigger, and the call
+     * that completes the period is the first of the window it opens (so that period 1, stride 1 and
+     * unbounded samples record every call: the exhaustive profile).
      */
     static boolean tick() {
-        if (!TIMER && !window) {
-            if (--untilWindow > 0) {
-                return false;
-            }
+        if (!TIMER && --untilWindow <= 0) {
             untilWindow = PERIOD;
-            ticks++;
-            open();
-            window = true;
+            trigger();
         }
-        if (--skipped > 0) {
-            return false;
+        boolean sample = ONE.count();
+        if (TIMER && !ONE.open) {
+            armed = false;
         }
-        skipped = STRIDE;
-        if (--samplesLeft <= 0) {
-            samplesLeft = SAMPLES;
-            if (TIMER) {
-                armed = false;
-            } else {
-                window = false;
-            }
-        }
-        return true;
+        return sample;
     }
 
-    /** A window starts: the first sample comes 1 to STRIDE calls later (the paper's random start). */
-    private static void open() {
-        windows++;
-        long x = random;
-        x ^= x << 13;
-        x ^= x >>> 7;
-        x ^= x << 17;
-        random = x;
-        skipped = 1 + (int) ((x >>> 1) % STRIDE);
+    /** The grid's call: every cell's window counts it; the callee is looked up once, if a cell samples. */
+    private static void gridCall(int site, Object receiver) {
+        if (!TIMER && --untilWindow <= 0) {
+            untilWindow = PERIOD;
+            trigger();
+        }
+        int callee = -1;
+        boolean open = false;
+        for (CbsWindow w : WINDOWS) {
+            if (w.count()) {
+                if (callee < 0) {
+                    callee = receiver == null ? Callees.named(site) : Callees.of(site, receiver);
+                }
+                w.record(site, callee);
+            }
+            open |= w.open;
+        }
+        if (TIMER && !open) {
+            armed = false;
+        }
+    }
+
+    /** A timer tick or a counted period: every window that is not open opens. */
+    private static void trigger() {
+        ticks++;
+        for (CbsWindow w : WINDOWS) {
+            w.start();
+        }
     }
 
     static void record(int site, int callee) {
-        EDGES.get().add(site, callee);
+        ONE.record(site, callee);
     }
 
     /** The timer trigger: a daemon thread (it never keeps the JVM alive) that arms the flag every period. */
@@ -225,17 +229,14 @@ public final class Cbs {
                     LockSupport.parkNanos(this, due - now);
                     continue;
                 }
-                if (!armed) {
-                    open();
-                    armed = true;
-                }
                 synchronized (this) {
                     if (ticks == 0) {
                         first = now;
                     }
                     last = now;
-                    ticks++;
+                    trigger();
                 }
+                armed = true;
                 due += PERIOD;
                 if (due < now) {
                     due = now + PERIOD;
@@ -273,21 +274,39 @@ public final class Cbs {
                 TIMER_THREAD.finish();
             }
             armed = false;
-            EdgeRecords edges = EdgeRecords.collect(file, EDGES.all());
+            description = "cbs: " + writeSection(file, ONE);
+            if (GRID) {
+                // The grid's cells: one file each beside the profile (which holds the first cell).
+                for (CbsWindow w : WINDOWS) {
+                    String out = Config.out().replaceFirst("(\\.kprof)?$", "") + ".stride-" + w.stride + ".samples-" + w.samples + ".kprof";
+                    try {
+                        ProfileFile cell = new ProfileFile();
+                        writeSection(cell, w);
+                        cell.write(new java.io.File(out));
+                    } catch (java.io.IOException | RuntimeException e) {
+                        Report.error("komorium: cannot write the grid profile " + out + ": " + e);
+                    }
+                }
+                description += "; " + WINDOWS.length + " grid cells beside it";
+            }
+        }
+
+        private String writeSection(ProfileFile file, CbsWindow w) {
+            EdgeRecords edges = EdgeRecords.collect(file, w.tables());
             file.section(kind());
             file.record("trigger", TRIGGER);
             file.record("placement", placement);
             file.record("period", PERIOD);
             file.record("achieved", TIMER_THREAD != null ? TIMER_THREAD.achieved() : PERIOD);
-            file.record("stride", STRIDE);
-            file.record("window", SAMPLES);
+            file.record("stride", w.stride);
+            file.record("window", w.samples);
             file.record("seed", Config.seed());
             file.record("ticks", ticks);
-            file.record("windows", windows);
+            file.record("windows", w.windows);
             file.record("samples", edges.total);
             file.record("dropped", dropped);
             edges.write(file);
-            description = "cbs: " + edges.total + " samples on " + edges.edges.size() + " edges in " + windows + " windows";
+            return edges.total + " samples on " + edges.edges.size() + " edges in " + w.windows + " windows";
         }
     }
 }

@@ -303,6 +303,41 @@ public final class Config {
         return refuse(name, v, expected.toString(), dflt);
     }
 
+    /**
+     * A grid of two lists of integers >= 1, {@code 1,3,7x1,16} (strides, then samples), strict like
+     * {@link #strictInteger}; null when the property is not set.
+     */
+    static int[][] strictGrid(String name) {
+        String v = raw(name);
+        if (v == null || v.trim().isEmpty()) {
+            return null;
+        }
+        String[] halves = v.trim().split("x", -1);
+        if (halves.length == 2) {
+            try {
+                int[][] out = {ints(halves[0]), ints(halves[1])};
+                if (out[0].length > 0 && out[1].length > 0) {
+                    return out;
+                }
+            } catch (NumberFormatException e) {
+                // reported below
+            }
+        }
+        return refuse(name, v, "two comma-separated lists of integers >= 1 joined by x, such as 1,3,7x1,16", null);
+    }
+
+    private static int[] ints(String list) {
+        String[] parts = list.split(",", -1);
+        int[] out = new int[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            out[i] = Integer.parseInt(parts[i].trim());
+            if (out[i] < 1) {
+                throw new NumberFormatException(parts[i]);
+            }
+        }
+        return out;
+    }
+
     /** Stops the JVM with one line naming the property: the program does not run with a setting the user did not ask for. */
     private static <T> T refuse(String name, String value, String expected, T dflt) {
         Report.error("komorium: -D" + name + "=" + value + " is not valid (expected " + expected + "); the program was not started");
