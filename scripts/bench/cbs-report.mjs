@@ -124,7 +124,7 @@ export function writeCbsReport(results, { md, json }) {
     const d = w.configs['timer-default'];
     const c = w.configs['checks-default'];
     out.push(
-      `| ${w.id} | ${w.exact.calls.toLocaleString('en-US')} | ${pct(w.exact.intoInstrumentedShare)}% | ${b?.samples ?? '–'} | ${d ? `${d.windows}, ${d.samples}, ${ms(d.achievedNs)}` : '–'} | ${c ? `${c.windows}, ${c.samples}` : '–'} | ${w.jfr ? `${w.jfr.samples} (${pct(w.jfr.appCallerShare, 0)}%)` : '–'} |`,
+      `| ${w.id} | ${w.exact.calls.toLocaleString('en-US')} | ${pct(w.exact.intoInstrumentedShare)}% | ${b?.taken ?? '–'} | ${d ? `${d.windows}, ${d.taken}, ${ms(d.achievedNs)}` : '–'} | ${c ? `${c.windows}, ${c.taken}` : '–'} | ${w.jfr ? `${w.jfr.samples} (${pct(w.jfr.appCallerShare, 0)}%)` : '–'} |`,
     );
   }
   out.push('');

@@ -226,7 +226,7 @@ async function benchWorkload(wl, opts, lib) {
       ok,
       wallMs: v.r.wallMs,
       accuracy: lib.overlap(exact.edges, s.edges),
-      samples: h.samples,
+      taken: h.samples,
       windows: h.windows,
       ticks: h.ticks,
       dropped: h.dropped,
@@ -269,13 +269,13 @@ async function benchWorkload(wl, opts, lib) {
   //    configurations of Table 3 run --reps times; the entry placements and the grid's corners
   //    (each cell's overhead measured apart from the grid run) --reps-extra times.
   const d = { ...DEFAULT };
-  const extra = opts.repsExtra;
+  const extraReps = opts.repsExtra;
   const corner = (trigger, stride, samples) => ({
     id: `cell-${trigger}-${stride}-${samples}`,
     jar: 'cbs',
     props: cbsProps({ trigger, stride, samples }),
     label: `${trigger}, Stride ${stride}, Samples ${samples}`,
-    reps: extra,
+    reps: extraReps,
     cell: { trigger, stride, samples },
   });
   const lo = Math.min(...opts.strides);
@@ -294,15 +294,15 @@ async function benchWorkload(wl, opts, lib) {
     { id: 'checks-default', jar: 'cbs', props: cbsProps({ trigger: 'checks', ...d }), label: `checks, Stride ${d.stride}, Samples ${d.samples} (default)`, cell: { trigger: 'checks', ...d } },
     { id: 'checks-only', jar: 'cbs', props: cbsProps({ trigger: 'timer', ...d, period: '3600s' }), label: 'the checks alone: timer every hour (never fires)' },
     ...(opts.skip.has('jfr') ? [] : [{ id: 'jfr', jfr: true, label: 'JFR settings=profile' }]),
-    { id: 'exhaustive', jar: 'exact', label: 'call-edges, exhaustive', reps: extra },
-    ...(opts.skip.has('placements') ? [] : PLACEMENTS.map((p) => ({ id: p, jar: p, placement: p, props: cbsProps({ trigger: 'timer', ...d }), label: `${p} placement, timer, default`, reps: extra }))),
+    { id: 'exhaustive', jar: 'exact', label: 'call-edges, exhaustive', reps: extraReps },
+    ...(opts.skip.has('placements') ? [] : PLACEMENTS.map((p) => ({ id: p, jar: p, placement: p, props: cbsProps({ trigger: 'timer', ...d }), label: `${p} placement, timer, default`, reps: extraReps }))),
     ...corners,
   ];
   for (const cfg of configs.slice(1)) {
     if (cfg.jfr || cfg.id === 'exhaustive' || cfg.id.startsWith('cell-')) continue;
     const v = await run(cfg, 'v');
     res.configs[cfg.id] = { label: cfg.label, ...measure(cfg, v) };
-    log(`${wl.id}: ${cfg.id}: accuracy ${(res.configs[cfg.id].accuracy * 100).toFixed(1)}%, ${res.configs[cfg.id].samples} samples`);
+    log(`${wl.id}: ${cfg.id}: accuracy ${(res.configs[cfg.id].accuracy * 100).toFixed(1)}%, ${res.configs[cfg.id].taken} samples`);
   }
   // The counting trigger twice more: the same call graph, run to run?
   {
@@ -313,7 +313,7 @@ async function benchWorkload(wl, opts, lib) {
   if (!opts.skip.has('overhead')) {
     const times = Object.fromEntries(configs.map((c) => [c.id, []]));
     const bases = {};
-    const reps = Math.max(opts.reps, extra);
+    const reps = Math.max(opts.reps, extraReps);
     for (let rep = 0; rep < reps; rep++) {
       const now = configs.filter((c) => c.id === 'base' || rep < (c.reps ?? opts.reps));
       for (const cfg of rotate(now, rep)) {

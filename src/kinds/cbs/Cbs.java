@@ -51,14 +51,30 @@ public final class Cbs {
             : Config.strictInteger("komorium.cbs.period", 100000, 1,
                     "a number of calls >= 1 with komorium.cbs.trigger=" + TRIGGER + "; a duration only with the timer");
 
-    /** Counting triggers: calls until the next trigger (every call counts, in a window or not). */
-    private static long untilWindow = PERIOD;
-    /** The windows: one, or with komorium.cbs.grid one per cell of the grid, fed by the same calls. */
+    /*
+     * While the flag is up, a call only decrements countdown: the calls until the next event, a
+     * sample or (counting triggers) the end of a period. The rest of Figure 3 runs in due(), out
+     * of line, so that the code the JIT puts at every call site stays a decrement and a branch
+     * (inlining the whole of it at every site that ever saw the flag up made compiled code
+     * slower: BENCHMARKS-cbs.md).
+     */
+    private static int countdown = Integer.MAX_VALUE;
+    /** What countdown was last set to: the calls that pass before the next event. */
+    private static int pending;
+    /** Counting triggers: the calls before the current countdown. */
+    private static long counted;
+    /** Whether a window is open, and its samples still to take (Figure 3's samplesThisTimerInterrupt). */
+    private static boolean window;
+    private static int left;
+
+    /** The window's edges; with komorium.cbs.grid one window per cell, fed by the same calls. */
     private static final CbsWindow[] WINDOWS = CbsWindow.fromOptions(STRIDE, SAMPLES);
     private static final CbsWindow ONE = WINDOWS[0];
     private static final boolean GRID = WINDOWS.length > 1;
+    /** The grid with a counting trigger: calls until the next period's end. */
+    private static long untilWindow = PERIOD;
 
-    /** Triggers: timer ticks or counted periods. */
+    /** Timer ticks, and the grid's periods (the counting triggers' periods are counted at the end). */
     static long ticks;
     /** Samples of an entry placement whose caller was not an instrumented call site (a callback from the JDK). */
     static long dropped;
@@ -69,8 +85,15 @@ public final class Cbs {
 
     static {
         Profiles.register(new Section());
+        if (GRID) {
+            // Every call goes to the grid, which keeps each cell's own count.
+            schedule(1);
+        } else if (!TIMER) {
+            // The PERIOD-th call opens the first window.
+            schedule((int) PERIOD);
+        }
         if (!TIMER) {
-            // Every call counts towards the next trigger: the flag stays up.
+            // Every call counts: the flag stays up.
             armed = true;
         }
     }
@@ -80,22 +103,15 @@ public final class Cbs {
 
     /** A call whose callee the instruction fixes: static, special, private or final. */
     public static void call(int site) {
-        if (GRID) {
-            gridCall(site, null);
-        } else if (tick()) {
-            record(site, Callees.named(site));
+        if (--countdown <= 0 && due()) {
+            sample(site, null);
         }
     }
 
     /** A virtual or interface call on {@code receiver}; a null receiver makes no call and is not counted. */
     public static void call(Object receiver, int site) {
-        if (receiver == null) {
-            return;
-        }
-        if (GRID) {
-            gridCall(site, receiver);
-        } else if (tick()) {
-            record(site, Callees.of(site, receiver));
+        if (receiver != null && --countdown <= 0 && due()) {
+            sample(site, receiver);
         }
     }
 
@@ -107,21 +123,21 @@ public final class Cbs {
 
     /** Entry of the method of entry site {@code site}; the caller from a stack walk. */
     public static void entry(int site) {
-        if (tick()) {
+        if (--countdown <= 0 && due()) {
             CbsCallers.fromStack(site);
         }
     }
 
     /** Entry, the caller from the site every instrumented invoke stored in {@link #lastSite}. */
     public static void entryAfterSite(int site) {
-        if (tick()) {
+        if (--countdown <= 0 && due()) {
             CbsCallers.fromSlot(site, lastSite, "entry-site");
         }
     }
 
     /** Entry, the caller from the site every instrumented invoke stored in its thread's slot. */
     public static void entryAfterThreadSite(int site) {
-        if (tick()) {
+        if (--countdown <= 0 && due()) {
             CbsCallers.fromSlot(site, THREAD_SITE.get()[0], "entry-thread");
         }
     }
@@ -144,29 +160,88 @@ public final class Cbs {
         THREAD_SITE.get()[0] = site;
     }
 
-    /**
-     * One call, while the flag is up: Figure 3 (CbsWindow.count). Returns whether this call is a
-     * sample. With a counting trigger every call counts towards the next trigger, and the call
-     * that completes the period is the first of the window it opens (so that period 1, stride 1 and
-     * unbounded samples record every call: the exhaustive profile).
-     */
-    static boolean tick() {
-        if (!TIMER && --untilWindow <= 0) {
-            untilWindow = PERIOD;
-            trigger();
-        }
-        boolean sample = ONE.count();
-        if (TIMER && !ONE.open) {
-            armed = false;
-        }
-        return sample;
+    private static void schedule(int calls) {
+        countdown = calls;
+        pending = calls;
     }
 
-    /** The grid's call: every cell's window counts it; the callee is looked up once, if a cell samples. */
+    /**
+     * The call that brought countdown to zero: Figure 3's slow path. Returns whether it is a
+     * sample. With a counting trigger every call counts towards the end of the period, in a window
+     * or not; the call that ends a period outside a window opens one and is its first call (so
+     * that period 1, stride 1 and unbounded samples record every call: the exhaustive profile).
+     */
+    static boolean due() {
+        if (GRID) {
+            schedule(1);
+            return true;
+        }
+        if (!TIMER) {
+            counted += pending;
+            if (!window) {
+                window = true;
+                left = SAMPLES;
+                int start = ONE.nextStart();
+                if (start > 1) {
+                    schedule(start - 1);
+                    return false;
+                }
+            }
+        }
+        if (--left > 0) {
+            schedule(STRIDE);
+        } else {
+            window = false;
+            if (TIMER) {
+                armed = false;
+                schedule(Integer.MAX_VALUE);
+            } else {
+                schedule((int) ((counted / PERIOD + 1) * PERIOD - counted));
+            }
+        }
+        return true;
+    }
+
+    /**
+     * A timer tick: a window opens unless one is open, its first sample 1 to STRIDE calls away. A
+     * window that is open while the flag is down lost a race with the call that closed the one
+     * before (it lowered the flag after this thread opened the next); it opens again.
+     */
+    static void timerTick() {
+        ticks++;
+        if (GRID) {
+            for (CbsWindow w : WINDOWS) {
+                w.start();
+            }
+        } else if (!window || !armed) {
+            left = SAMPLES;
+            schedule(ONE.nextStart());
+            window = true;
+        }
+        armed = true;
+    }
+
+    /** A sample of the call at {@code site}: the method it runs, from the receiver when it has one. */
+    static void sample(int site, Object receiver) {
+        if (GRID) {
+            gridCall(site, receiver);
+        } else {
+            record(site, receiver == null ? Callees.named(site) : Callees.of(site, receiver));
+        }
+    }
+
+    static void record(int site, int callee) {
+        ONE.record(site, callee);
+    }
+
+    /** The grid's call: every cell's window counts it (CbsWindow.count); the callee is looked up once, if a cell samples. */
     private static void gridCall(int site, Object receiver) {
         if (!TIMER && --untilWindow <= 0) {
             untilWindow = PERIOD;
-            trigger();
+            ticks++;
+            for (CbsWindow w : WINDOWS) {
+                w.start();
+            }
         }
         int callee = -1;
         boolean open = false;
@@ -184,16 +259,9 @@ public final class Cbs {
         }
     }
 
-    /** A timer tick or a counted period: every window that is not open opens. */
-    private static void trigger() {
-        ticks++;
-        for (CbsWindow w : WINDOWS) {
-            w.start();
-        }
-    }
-
-    static void record(int site, int callee) {
-        ONE.record(site, callee);
+    /** Triggers so far: timer ticks, or the periods the counted calls completed. */
+    private static long triggers() {
+        return TIMER || GRID ? ticks : (counted + pending - countdown) / PERIOD;
     }
 
     /** The timer trigger: a daemon thread (it never keeps the JVM alive) that arms the flag every period. */
@@ -234,9 +302,8 @@ public final class Cbs {
                         first = now;
                     }
                     last = now;
-                    trigger();
                 }
-                armed = true;
+                timerTick();
                 due += PERIOD;
                 if (due < now) {
                     due = now + PERIOD;
@@ -301,7 +368,7 @@ public final class Cbs {
             file.record("stride", w.stride);
             file.record("window", w.samples);
             file.record("seed", Config.seed());
-            file.record("ticks", ticks);
+            file.record("ticks", triggers());
             file.record("windows", w.windows);
             file.record("samples", edges.total);
             file.record("dropped", dropped);

@@ -51,22 +51,26 @@ final class CbsWindow {
         return cells;
     }
 
-    /** A trigger: the window opens unless it is open, its first sample 1 to STRIDE calls away. */
-    void start() {
-        if (open) {
-            return;
-        }
+    /** A window opens: how many calls away its first sample is, 1 to STRIDE (the paper's random start). */
+    int nextStart() {
         windows++;
         long x = random;
         x ^= x << 13;
         x ^= x >>> 7;
         x ^= x << 17;
         random = x;
-        skipped = 1 + (int) ((x >>> 1) % stride);
-        open = true;
+        return 1 + (int) ((x >>> 1) % stride);
     }
 
-    /** One call: whether it is a sample. The window closes after its last sample. */
+    /** The grid's trigger: the window opens unless it is open. */
+    void start() {
+        if (!open) {
+            skipped = nextStart();
+            open = true;
+        }
+    }
+
+    /** The grid's call: whether it is a sample. The window closes after its last sample. */
     boolean count() {
         if (!open || --skipped > 0) {
             return false;
