@@ -64,8 +64,9 @@ export function evaluateTargets(results) {
 export function writeCbsReport(results, { md, json }) {
   const all = Object.values(results.workloads);
   const wls = all.filter((w) => !w.error);
-  const runs = [...new Map(wls.map((w) => [w.run.startedAt, w.run])).values()];
-  const settings = runs[0]?.settings ?? { strides: [], samples: [], triggers: [] };
+  const runsOf = (w) => w.runs ?? [w.run];
+  const runs = [...new Map(wls.flatMap(runsOf).map((r) => [r.startedAt, r])).values()].sort((a, b) => (a.startedAt < b.startedAt ? -1 : 1));
+  const settings = runs.find((r) => !r.settings.skip.includes('grid'))?.settings ?? runs[0]?.settings ?? { strides: [], samples: [], triggers: [] };
   const out = [];
   out.push('# cbs: call-graph sampling (issue 20, seed 004)', '');
   out.push(
@@ -75,14 +76,15 @@ export function writeCbsReport(results, { md, json }) {
       '(call-edges, `--layout exhaustive`): Σ over edges (call site, method that ran) of the smaller of the two shares, 0 to 100.',
     '',
   );
-  out.push('Runs:', '');
+  out.push('Runs (`node scripts/bench/cbs.mjs` with these arguments):', '');
   for (const r of runs) {
+    const ids = wls.filter((w) => runsOf(w).some((x) => x.startedAt === r.startedAt)).map((w) => w.id);
     out.push(
-      `- ${r.startedAt}, commit ${r.commit}, ${r.nproc} cores, load average at start ${r.loadavg}, ${r.jdk}; ` +
-        `grid ${r.settings.triggers.join('+')} × strides ${r.settings.strides.join(',')} × samples ${r.settings.samples.join(',')} (1 run per cell), ` +
-        `${r.settings.reps} interleaved repetitions of the overhead configurations${r.settings.quick ? ' (QUICK)' : ''}: ${wls.filter((w) => w.run === r || w.run.startedAt === r.startedAt).map((w) => `${w.id} (load at end ${w.loadavgAtEnd})`).join(', ')}`,
+      `- ${r.startedAt}, commit ${r.commit}, ${r.nproc} cores, load average at start ${r.loadavg}, ${r.jdk}: \`${(r.argv ?? []).join(' ') || '(no arguments)'}\`; ` +
+        `${r.settings.reps} repetitions of Table 3's configurations, ${r.settings.repsExtra} of the others; workloads ${ids.join(', ')}`,
     );
   }
+  out.push('', `Load average at each workload's end: ${wls.map((w) => `${w.id} ${w.loadavgAtEnd}`).join('; ')}. The machine was shared with other engineers' benchmarks; see the caveat under Table 3.`);
   for (const w of all.filter((x) => x.error)) out.push(`- ${w.id}: FAILED: ${w.error}`);
   out.push('');
 

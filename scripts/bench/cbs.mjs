@@ -33,7 +33,9 @@ const HELP = `usage: node scripts/bench/cbs.mjs [options]      (npm run bench --
   --strides a,b       grid strides (default ${STRIDES.join(',')})
   --samples a,b       grid samples per window (default ${SAMPLES.join(',')})
   --triggers a,b      grid triggers (default ${TRIGGERS.join(',')})
+  --overhead SET      which configurations are timed: all, table3 (Table 3's and the checks alone), extra (the rest)
   --skip x,y          skip parts: grid, jfr, overhead, placements, corners
+                      A workload's new results are merged into the JSON's earlier ones (what was skipped is kept).
   --quick             1 repetition, a 3×3 grid, JFlex's smaller input
   --report-only       regenerate BENCHMARKS-cbs.md from bench-cbs.json
   --json PATH --md PATH   outputs (default bench-cbs.json, BENCHMARKS-cbs.md)`;
@@ -43,6 +45,7 @@ function parseArgs(argv) {
     workloads: null,
     reps: 5,
     repsExtra: 3,
+    overheadSet: 'all',
     strides: STRIDES,
     samples: SAMPLES,
     triggers: TRIGGERS,
@@ -62,6 +65,7 @@ function parseArgs(argv) {
     if (a === '--workloads') o.workloads = list(next());
     else if (a === '--reps') o.reps = Number(next());
     else if (a === '--reps-extra') o.repsExtra = Number(next());
+    else if (a === '--overhead') o.overheadSet = next();
     else if (a === '--strides') o.strides = list(next()).map(Number);
     else if (a === '--samples') o.samples = list(next()).map(Number);
     else if (a === '--triggers') o.triggers = list(next());
@@ -82,6 +86,7 @@ function parseArgs(argv) {
     o.samples = [1, 16, 64];
   }
   if (!(o.reps >= 1)) throw new Error('--reps must be at least 1');
+  if (!['all', 'table3', 'extra'].includes(o.overheadSet)) throw new Error(`--overhead ${o.overheadSet}: expected all, table3 or extra`);
   const known = new Set(WORKLOADS.map((w) => w.id));
   for (const w of o.workloads ?? []) if (!known.has(w)) throw new Error(`unknown workload ${w} (known: ${[...known].join(', ')})`);
   for (const t of o.triggers) if (!TRIGGERS.includes(t)) throw new Error(`unknown trigger ${t} (known: ${TRIGGERS.join(', ')})`);
@@ -313,9 +318,12 @@ async function benchWorkload(wl, opts, lib) {
   if (!opts.skip.has('overhead')) {
     const times = Object.fromEntries(configs.map((c) => [c.id, []]));
     const bases = {};
-    const reps = Math.max(opts.reps, extraReps);
+    const timed = configs.filter(
+      (c) => c.id === 'base' || opts.overheadSet === 'all' || (opts.overheadSet === 'extra') === (c.reps === extraReps),
+    );
+    const reps = Math.max(...timed.slice(1).map((c) => c.reps ?? opts.reps));
     for (let rep = 0; rep < reps; rep++) {
-      const now = configs.filter((c) => c.id === 'base' || rep < (c.reps ?? opts.reps));
+      const now = timed.filter((c) => c.id === 'base' || rep < (c.reps ?? opts.reps));
       for (const cfg of rotate(now, rep)) {
         const v = await run(cfg, `r${rep}`);
         if (cfg.id !== 'base') check(`${cfg.id} rep ${rep}`, v);
@@ -328,7 +336,7 @@ async function benchWorkload(wl, opts, lib) {
     for (const t of times.base) bases[t.rep] = t.ms;
     res.baseMedianMs = median(times.base.map((t) => t.ms));
     res.overhead = {};
-    for (const cfg of configs.slice(1)) {
+    for (const cfg of timed.slice(1)) {
       // Each repetition's time over the uninstrumented time of the same repetition.
       const ratios = times[cfg.id].map((t) => t.ms / bases[t.rep]);
       res.overhead[cfg.id] = { label: cfg.label, cell: cfg.cell ?? null, wallMs: times[cfg.id].map((t) => t.ms), ratios, medianRatio: median(ratios) };
@@ -337,6 +345,27 @@ async function benchWorkload(wl, opts, lib) {
   }
   res.loadavgAtEnd = loadavg();
   return res;
+}
+
+/**
+ * A workload's new results over its earlier ones: what this run skipped (the grid, JFR, some
+ * timed configurations) is kept from before. Each timed configuration's ratios are against the
+ * uninstrumented runs interleaved with it, so ratios from two runs sit side by side.
+ */
+function mergeResults(old, now) {
+  if (!old || old.error) return now;
+  const runs = [...(old.runs ?? (old.run ? [old.run] : [])), now.run];
+  return {
+    ...old,
+    ...now,
+    runs,
+    grid: now.grid.length > 0 ? now.grid : old.grid,
+    gridRuns: now.gridRuns ?? old.gridRuns,
+    jfr: now.jfr ?? old.jfr,
+    configs: { ...old.configs, ...now.configs },
+    overhead: { ...(old.overhead ?? {}), ...(now.overhead ?? {}) },
+    problems: [...(old.problems ?? []), ...now.problems],
+  };
 }
 
 function jarClasses(jar) {
@@ -382,7 +411,7 @@ export async function runKindBench(argv) {
   log(`cbs bench: load ${run.loadavg}; ${run.settings.triggers.length * opts.strides.length * opts.samples.length} grid cells, ${opts.reps} reps`);
   for (const wl of WORKLOADS.filter((w) => !opts.workloads || opts.workloads.includes(w.id))) {
     try {
-      results.workloads[wl.id] = { ...(await benchWorkload(wl, opts, lib)), run };
+      results.workloads[wl.id] = mergeResults(results.workloads[wl.id], { ...(await benchWorkload(wl, opts, lib)), run });
     } catch (e) {
       log(`${wl.id}: FAILED: ${e.stack ?? e}`);
       results.workloads[wl.id] = { id: wl.id, title: wl.title, error: String(e.message ?? e), run };
