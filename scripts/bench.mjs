@@ -4,16 +4,17 @@
 // JaCoCo's. Writes bench-results.json and BENCHMARKS.md (+ SVG figures in scripts/bench/figures).
 // Never part of `npm test`. See `node scripts/bench.mjs --help`.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import {
   CACHE, REPO, WORKLOADS, JACOCO_OFFLINE_RUNTIME, driversDir, instrumentSpeedJars, jacocoRuntimeClasspath, javaBin,
 } from './bench/workloads.mjs';
-import { collectFiles, fileSize, freshDir, log, median, rotate, runProcess, sh, snapshotBuild as snapshotBuildTo } from './bench/util.mjs';
+import { fileSize, freshDir, log, median, rotate, runProcess, sh, snapshotBuild as snapshotBuildTo } from './bench/util.mjs';
 import { komoriumSelfShares, methodOverlap, readJfrStacks, selfShares, topAgreement } from './bench/jfr.mjs';
 import { writeReport } from './bench/report.mjs';
+import { compareOutcome, outcomeOf } from './bench/outcome.mjs';
+import { loadavg, machineInfo } from './bench/machine.mjs';
 
 const EXACT_MAX_CONTEXTS = 30_000_000;
 const FULL_GRANULARITIES = [500, 1000, 5000, 10000, 50000, 100000, 1000000];
@@ -85,23 +86,6 @@ function parseArgs(argv) {
   return o;
 }
 
-function machineInfo() {
-  const cpuinfo = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '';
-  const model = /^model name\s*:\s*(.*)$/m.exec(cpuinfo)?.[1] ?? cpus()[0]?.model ?? 'unknown';
-  const javaVersion = spawnSync(javaBin('java'), ['-version'], { encoding: 'utf8' }).stderr.trim().split('\n');
-  const git = (args) => spawnSync('git', args, { cwd: REPO, encoding: 'utf8' }).stdout?.trim() ?? '';
-  return {
-    nproc: Number(sh('nproc', []).trim()),
-    cpu: model,
-    memoryGiB: +(totalmem() / 2 ** 30).toFixed(1),
-    loadavg: existsSync('/proc/loadavg') ? readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') : '',
-    jdk: javaVersion.join(' | '),
-    node: process.version,
-    os: existsSync('/etc/os-release') ? (/^PRETTY_NAME="?(.*?)"?$/m.exec(readFileSync('/etc/os-release', 'utf8'))?.[1] ?? '') : '',
-    commit: git(['rev-parse', '--short', 'HEAD']),
-    dirty: git(['status', '--porcelain', '--', 'src', 'runtime-java']).split('\n').filter(Boolean).length,
-  };
-}
 
 function debVersion(pkg) {
   const r = spawnSync('dpkg-query', ['-W', '-f=${Version}', pkg], { encoding: 'utf8' });
@@ -127,42 +111,6 @@ function configsFor(opts) {
   if (!opts.skip.has('jacoco')) list.push({ id: 'jacoco', kind: 'jacoco', label: 'JaCoCo offline' });
   if (!opts.skip.has('jfr')) list.push({ id: 'jfr', kind: 'jfr', label: 'JFR settings=profile' });
   return list;
-}
-
-/** The outcome a run is compared on: exit code, stdout, stderr, every file it wrote in its cwd. */
-function outcomeOf(r, cwd) {
-  // JFR announces its recording on stdout through unified logging, and the komorium runtime reports
-  // on stderr (e.g. that komorium.maxContexts was reached, even with komorium.quiet=true): that is
-  // the tool, not the program. Such lines are set aside (and reported), not compared.
-  const toolMessages = [];
-  const strip = (b) =>
-    Buffer.from(
-      b.toString('latin1').replace(/^(\[[\d.]+s\]\[info\]\[jfr,startup\].*|komorium: .*)\n/gm, (line) => {
-        if (line.startsWith('komorium: ')) toolMessages.push(Buffer.from(line.trim(), 'latin1').toString('utf8'));
-        return '';
-      }),
-      'latin1',
-    );
-  return { code: r.code, stdout: strip(r.stdout), stderr: strip(r.stderr), files: collectFiles(cwd), toolMessages };
-}
-
-function compareOutcome(ref, got) {
-  const diffs = [];
-  if (ref.code !== got.code) diffs.push(`exit code ${got.code} instead of ${ref.code}`);
-  if (!ref.stdout.equals(got.stdout)) diffs.push(`stdout differs (${got.stdout.length} bytes vs ${ref.stdout.length})`);
-  if (!ref.stderr.equals(got.stderr)) {
-    const tail = got.stderr.toString('utf8').trim().split('\n').slice(-3).join(' | ');
-    diffs.push(`stderr differs (${got.stderr.length} bytes vs ${ref.stderr.length}): …${tail.slice(-300)}`);
-  }
-  const names = new Set([...ref.files.keys(), ...got.files.keys()]);
-  for (const n of names) {
-    const a = ref.files.get(n);
-    const b = got.files.get(n);
-    if (!a) diffs.push(`extra file ${n}`);
-    else if (!b) diffs.push(`missing file ${n}`);
-    else if (!a.equals(b)) diffs.push(`file ${n} differs`);
-  }
-  return diffs;
 }
 
 async function instrumentAll(tool, jars, outDir, otherJars, drivers) {
@@ -515,7 +463,7 @@ async function main() {
     }
   }
   results.finishedAt = new Date().toISOString();
-  results.machine.loadavgAtEnd = existsSync('/proc/loadavg') ? readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') : '';
+  results.machine.loadavgAtEnd = loadavg();
   saveJson(opts.json, results);
   writeReport(results, { md: opts.md, figures: opts.figures, json: opts.json });
   log(`done in ${((Date.now() - started.getTime()) / 60000).toFixed(1)} min: ${relative(REPO, opts.json)}, ${relative(REPO, opts.md)}, ${relative(REPO, opts.figures)}/`);

@@ -3,7 +3,7 @@
 // instrument, run with a plain java, and print its hottest methods and call paths.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -26,5 +26,8 @@ mkdirSync(classes, { recursive: true });
 const sources = readdirSync(sample).filter((f) => f.endsWith('.java')).map((f) => join(sample, f));
 run('javac', ['--release', '8', '-d', classes, ...sources]);
 run('jar', ['--create', '--file', jar, '--main-class', 'Main', '-C', classes, '.']);
-console.log(`\n$ komorium-ts run ${jar.slice(root.length + 1)} --top 10\n`);
-run(process.execPath, [join(root, 'bin', 'komorium-ts.js'), 'run', jar, '--top', '10', '--out', join(build, 'hot.kprof')]);
+// The banner shows the command exactly as it runs, from the repository root, so it can be pasted.
+const rel = (p) => relative(root, p);
+const args = ['run', rel(jar), '--top', '10', '--out', rel(join(build, 'hot.kprof'))];
+console.log(`\n$ node ${rel(join(root, 'bin', 'komorium-ts.js'))} ${args.join(' ')}\n`);
+run(process.execPath, [join(root, 'bin', 'komorium-ts.js'), ...args], { cwd: root });

@@ -34,6 +34,9 @@ CACHE="$REPO/.cache"
 #   junit5               org.junit:junit-bom, which plexus-compiler's POM (under maven-compiler-plugin) imports
 #   libclojure-java      /usr/share/java/clojure.jar (1.11; with libspec-alpha-clojure, libcore-specs-alpha-clojure)
 #   groovy               /usr/share/java/groovy.jar (2.4)
+#   antlr4               ANTLR 4.7 as Debian runs it (/usr/bin/antlr4): antlr4.jar with stringtemplate4.jar,
+#                        antlr4-runtime.jar, antlr3-runtime.jar and treelayout.jar, five jars that call each other
+#                        (test/multi-jar.test.ts instruments them as one program)
 #   gradle               /usr/bin/gradle (4.4.1, Groovy DSL, runs on JDK 17): test/gradle.test.ts builds
 #                        samples/gradle offline with komorium.gradle
 #   chromium             /usr/bin/chromium: the browser test/flamegraph-browser.test.ts drives with
@@ -43,7 +46,7 @@ APT_PACKAGES=(
   jflex cup libasm-java libjacoco-java junit4 libhamcrest-java
   openjdk-17-source maven libexec-maven-plugin-java
   libmaven-compiler-plugin-java libmaven-jar-plugin-java libmaven-resources-plugin-java junit5
-  libclojure-java groovy gradle chromium
+  libclojure-java groovy antlr4 gradle chromium
 )
 if ! command -v javac >/dev/null 2>&1; then
   APT_PACKAGES=(openjdk-17-jdk-headless "${APT_PACKAGES[@]}")

@@ -6,10 +6,13 @@
 // problems than the original, FAIL when `instrument` refused it; methods left as they were are listed.
 // Exits 1 when a jar is BAD or FAIL.
 //
-//   npm run build && node scripts/sweep-jars.mjs [--dir /usr/share/java] [--instrument-args "--profile cbs"] [NAME-SUBSTRING...]
+//   npm run build && node scripts/sweep-jars.mjs [--dir /usr/share/java] [--config 'LABEL=ARGS']... [--instrument-args ARGS] [NAME-SUBSTRING...]
 //
-// --instrument-args: options added to every `instrument` (split at spaces), e.g. a profile kind.
-// Every other jar of the folder is the classpath of both `instrument` and the verifier.
+// Every other jar of the folder is the classpath of both `instrument` and the verifier. Each
+// --config instruments every jar once more with those `instrument` arguments (e.g.
+// --config 'full-dup=--profile call-edges,field-access --layout full-dup'); the original is linked once
+// per jar. Without --config, the default (Komorium) instrumentation. --instrument-args ARGS is one
+// --config labelled by its arguments (e.g. --instrument-args '--profile cbs').
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,13 +22,20 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 let dir = '/usr/share/java';
-let instrumentArgs = [];
 const filters = [];
+const configs = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--dir') dir = args[++i];
-  else if (args[i] === '--instrument-args') instrumentArgs = (args[++i] ?? '').split(/\s+/).filter(Boolean);
-  else filters.push(args[i]);
+  else if (args[i] === '--instrument-args') {
+    const a = args[++i] ?? '';
+    configs.push({ label: a, args: a.split(/\s+/).filter(Boolean) });
+  } else if (args[i] === '--config') {
+    const c = args[++i];
+    const eq = c.indexOf('=');
+    configs.push({ label: eq < 0 ? c : c.slice(0, eq), args: (eq < 0 ? '' : c.slice(eq + 1)).split(/\s+/).filter(Boolean) });
+  } else filters.push(args[i]);
 }
+if (configs.length === 0) configs.push({ label: 'komorium', args: [] });
 const cli = join(root, 'bin', 'komorium-ts.js');
 if (!existsSync(join(root, 'dist', 'cli', 'main.js'))) {
   console.error('sweep-jars: run `npm run build` first');
@@ -67,29 +77,36 @@ try {
   for (const jar of jars) {
     const name = jar.slice(dir.length + 1);
     const cp = all.filter((p) => p !== jar);
-    const out = join(work, 'out.jar');
-    const report = join(work, 'report.json');
-    rmSync(out, { force: true });
-    const t0 = Date.now();
-    const r = spawnSync('node', [cli, 'instrument', jar, '-o', out, '-q', ...instrumentArgs, '--report-json', report, '--classpath', ...cp], { encoding: 'utf8', maxBuffer: 1 << 30 });
-    const ms = Date.now() - t0;
-    if (r.status !== 0) {
-      bad++;
-      console.log(`FAIL ${name}: instrument exited ${r.status}: ${(r.stderr ?? '').trim().split('\n')[0]}`);
-      continue;
+    let before = null;
+    for (const config of configs) {
+      const tag = configs.length > 1 ? `[${config.label}] ` : '';
+      const out = join(work, 'out.jar');
+      const report = join(work, 'report.json');
+      rmSync(out, { force: true });
+      const t0 = Date.now();
+      const r = spawnSync('node', [cli, 'instrument', jar, '-o', out, '-q', '--report-json', report, ...config.args, '--classpath', ...cp], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 30,
+      });
+      const ms = Date.now() - t0;
+      if (r.status !== 0) {
+        bad++;
+        console.log(`FAIL ${tag}${name}: instrument exited ${r.status}: ${(r.stderr ?? '').trim().split('\n')[0]}`);
+        continue;
+      }
+      const summary = JSON.parse(readFileSync(report, 'utf8'));
+      before ??= verify(jar, cp.join(':'));
+      const after = verify(out, cp.join(':'));
+      const added = after.problems.filter((p) => !before.problems.includes(p));
+      if (added.length > 0) bad++;
+      verifyErrors += added.filter((p) => p.startsWith('VERIFY ')).length;
+      console.log(`${added.length > 0 ? 'BAD ' : 'ok  '} ${tag}${name}: ${summary.totals.methods} methods, ${summary.leftAsIs.length} left, ${ms} ms; original ${before.summary}; instrumented ${after.summary}`);
+      for (const p of added.slice(0, 5)) console.log(`     ${p.slice(0, 400)}`);
+      for (const l of summary.leftAsIs.slice(0, 5)) console.log(`     left: ${l.className}.${l.method}: ${l.reason}`);
     }
-    const summary = JSON.parse(readFileSync(report, 'utf8'));
-    const before = verify(jar, cp.join(':'));
-    const after = verify(out, cp.join(':'));
-    const added = after.problems.filter((p) => !before.problems.includes(p));
-    if (added.length > 0) bad++;
-    verifyErrors += added.filter((p) => p.startsWith('VERIFY ')).length;
-    console.log(`${added.length > 0 ? 'BAD ' : 'ok  '} ${name}: ${summary.totals.methods} methods, ${summary.leftAsIs.length} left, ${ms} ms; original ${before.summary}; instrumented ${after.summary}`);
-    for (const p of added.slice(0, 5)) console.log(`     ${p.slice(0, 400)}`);
-    for (const l of summary.leftAsIs.slice(0, 5)) console.log(`     left: ${l.className}.${l.method}: ${l.reason}`);
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
-console.log(`${jars.length} jars${instrumentArgs.length ? ` instrumented with ${instrumentArgs.join(' ')}` : ''}, ${bad} BAD or FAIL, ${verifyErrors} new VerifyErrors`);
+console.log(`${jars.length} jars × ${configs.length} configurations (${configs.map((c) => c.label).join('; ')}), ${bad} BAD or FAIL, ${verifyErrors} new VerifyErrors`);
 process.exit(bad > 0 ? 1 : 0);

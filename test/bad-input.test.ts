@@ -139,6 +139,43 @@ describe('instrument refuses broken input with exit 2, naming it, writing nothin
     }
     expect(callsIntoSmall).toEqual(['g(I)I']);
   });
+
+  // One byte of Debian's commons-lang3 changed (nio → ni/), as a damaged download would: the JVM
+  // refuses both classes with a ClassFormatError. The descriptor is a method's own in Charsets
+  // (read with the headers) and only a call site's in StringUtils (read with the code).
+  const MALFORMED = [
+    { entry: 'org/apache/commons/lang3/Charsets.class', where: /class org\.apache\.commons\.lang3\.Charsets, method toCharset: invalid descriptor/ },
+    {
+      entry: 'org/apache/commons/lang3/StringUtils.class',
+      where: /org\.apache\.commons\.lang3\.StringUtils\.toString\(\[BLjava\/lang\/String;\)Ljava\/lang\/String;: invokestatic at \d+ names org\.apache\.commons\.lang3\.Charsets\.toCharset with an invalid descriptor/,
+    },
+  ];
+  for (const { entry, where } of MALFORMED) {
+    test(`a malformed descriptor in ${entry} is named with its class and method, and --skip-broken copies the class`, async () => {
+      const name = entry.replace(/.*\//, '').replace('.class', '');
+      const { readInput, jarBytes } = await import('../src/jar/index.js');
+      const entries = (await readInput('/usr/share/java/commons-lang3.jar')).entries;
+      const good = Buffer.from('(Ljava/lang/String;)Ljava/nio/charset/Charset;');
+      const bad = Buffer.from('(Ljava/lang/String;)Ljava/ni//charset/Charset;');
+      const target = entries.find((e) => e.name === entry)!;
+      const at = Buffer.from(target.data).indexOf(good);
+      expect(at).toBeGreaterThan(0);
+      const broken = Buffer.from(target.data);
+      bad.copy(broken, at);
+      target.data = broken;
+      const input = join(work, `lang3-${name}.jar`);
+      writeFileSync(input, await jarBytes(entries));
+
+      expectRefused(input, new RegExp(`${entry.replace(/[/.$]/g, '\\$&')}: ${where.source}`));
+
+      const out = join(work, `lang3-${name}-skipped.jar`);
+      const r = cli(['instrument', input, '-o', out, '--skip-broken']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`warning: ${entry.replace(/[/.$]/g, '\\$&')}: copied unchanged, .*${where.source}`));
+      expect(r.stdout).toMatch(/1 broken and copied/);
+      expect(Buffer.compare(readZipEntry(out, entry)!, broken)).toBe(0);
+    });
+  }
 });
 
 test('a method too large once instrumented is left as it was, reported by name, and the class still runs', async () => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { javac, jarDir, repoRoot, runJava, tmpDir } from './support/java.js';
 import { instrument } from './support/komorium.js';
 import { readProfile } from '../src/profile/read.js';
-import type { ContextNode, Profile } from '../src/profile/model.js';
+import { UNINSTRUMENTED_CLASS, type ContextNode, type Profile } from '../src/profile/model.js';
 
 const dir = join(repoRoot, 'samples', 'callbacks');
 let work: string;
@@ -54,6 +54,23 @@ describe('callbacks from the JDK keep their caller\'s calling context', () => {
       while (a && a.method && !(a.method.className === 'Main' && a.method.name === 'main')) a = a.parent;
       expect(a?.method?.name, `${n.method!.className}.${n.method!.name} should sit under Main.main`).toBe('main');
     }
+  });
+
+  test('the JDK frames between the caller and a callback appear as one [uninstrumented] node', async () => {
+    const p = await exactProfile([]);
+    const contexts = callbackContexts(p);
+    expect(contexts.length).toBeGreaterThanOrEqual(3);
+    for (const n of contexts) {
+      // Above a bridge method (Main$1.compare(Object, Object) calling compare(String, String)), if any.
+      let between = n.parent!;
+      while (between.method?.className === n.method!.className && between.method.name === n.method!.name) between = between.parent!;
+      expect(between.method?.className, `${n.method!.className}.${n.method!.name}`).toBe(UNINSTRUMENTED_CLASS);
+      expect(between.counter).toBe(0); // it runs no instrumented bytecode of its own
+      expect(between.parent?.method?.className).toMatch(/^Main/);
+    }
+    // A direct call between instrumented methods (main → new Point(…)) has no such node.
+    const main = p.nodes.find((n) => n.method?.className === 'Main' && n.method.name === 'main' && n.parent?.method === null)!;
+    expect(main.children.some((c) => c.method?.className === 'Main$Point' && c.method.name === '<init>')).toBe(true);
   });
 
   test('with --no-callbacks (seed 002 as written) the same callbacks start at the root', async () => {

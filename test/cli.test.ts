@@ -87,7 +87,7 @@ describe('komorium-ts command line', () => {
       [['report', 'x.kprof', '--formt=json'], /unknown option --formt\b/],
       [['instrumnt', jar], /unknown command 'instrumnt'\. Did you mean instrument\?/],
       [['frobnicate'], /unknown command 'frobnicate' \(commands: instrument, run, report, diff, merge, inspect\)/],
-      [['instrument'], /missing arguments: komorium-ts instrument <input> \[options\]/],
+      [['instrument'], /missing arguments: komorium-ts instrument <inputs\.\.> \[options\]/],
       [['diff', 'a.kprof'], /missing arguments: komorium-ts diff <a> <b>/],
       [['report', 'a.kprof', 'b.kprof'], /unexpected argument b\.kprof/],
       [['report', 'a.kprof', '--format', 'xml'], /format.*"xml"/s],

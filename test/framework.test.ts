@@ -26,6 +26,15 @@ const KINDS = 'call-edges,field-access';
  * recurses until StackOverflowError (how deep depends on frame sizes and the JIT).
  */
 const NONDETERMINISTIC = new Set(['control']);
+/**
+ * reflect and reflectparams list the methods they declare, and full-dup adds a private static
+ * synthetic twin (layout/twin.ts) beside each method it samples out of line: their loops over them
+ * run longer, so their profiles at interval 1 are the exhaustive one plus those iterations (README,
+ * "What reflection sees"). Their output is the same.
+ */
+const SEES_TWINS = new Set(['reflect', 'reflectparams']);
+/** bigargs.Main.main is instrumented by full-dup only (see the HugeMethodLimit test): its sites are in that profile alone. */
+const COVERED_BY_FULL_DUP_ONLY = new Set(['bigargs']);
 
 interface Built {
   work: string;
@@ -80,8 +89,9 @@ for (const release of [8, 17]) {
         expect(v.other, `${layout}: ${describeVerify(v)}`).toEqual([]);
         expect(v.verified, layout).toBe(v.classes);
         const left = b.reports[layout].leftAsIs as { className: string; method: string; reason: string }[];
-        // bigargs.Main.main (5,654 bytes of calls with many arguments) is the only method past 8,000 with probes, even exhaustive.
-        expect(left.map((l) => `${l.className}.${l.method}`), layout).toEqual(['bigargs/Main.main([Ljava/lang/String;)V']);
+        // bigargs.Main.main (5,654 bytes of calls with many arguments) passes 8,000 bytes with its probes in
+        // it; full-dup keeps them in the twin, out of the method.
+        expect(left.map((l) => `${l.className}.${l.method}`), layout).toEqual(layout === 'full-dup' ? [] : ['bigargs/Main.main([Ljava/lang/String;)V']);
         for (const l of left) expect(l.reason).toMatch(/past HotSpot's 8000-byte HugeMethodLimit/);
       }
     });
@@ -109,7 +119,10 @@ for (const release of [8, 17]) {
         if (NONDETERMINISTIC.has(f.name)) return;
         const exhaustive = data(out('exhaustive', 1));
         expect(exhaustive).toMatch(/^section\tcall-edges$/m);
-        for (const layout of ['full-dup', 'partial-dup', 'no-dup'] as const) expect(data(out(layout, 1)), layout).toBe(exhaustive);
+        for (const layout of ['full-dup', 'partial-dup', 'no-dup'] as const) {
+          if (layout === 'full-dup' && (SEES_TWINS.has(f.name) || COVERED_BY_FULL_DUP_ONLY.has(f.name))) continue;
+          expect(data(out(layout, 1)), layout).toBe(exhaustive);
+        }
       });
     }
 
@@ -151,6 +164,40 @@ describe('the sampled profile does not depend on the JIT', () => {
     }
     expect(outs.int).toMatch(/^edge\t/m);
     for (const name of ['c1', 'c2', 'again']) expect(outs[name], name).toBe(outs.int);
+  });
+});
+
+describe('64 threads through one global counter', () => {
+  test('nothing is lost at interval 1 (exact counts), and a sampled run neither crashes nor deadlocks', async () => {
+    const work = tmpDir('komorium-framework-threads-');
+    const classes = join(work, 'classes');
+    mkdirSync(classes);
+    javac([join(repoRoot, 'test', 'fixtures', 'framework', 'Hammer.java')], classes, { release: 8 });
+    const plain = join(work, 'hammer.jar');
+    await jarDir(classes, plain);
+    const jar = join(work, 'hammer-fd.jar');
+    instrument(plain, jar, ['-q', '--profile', KINDS]);
+    const [threads, n] = [64, 20_000];
+    const run = async (interval: number) => {
+      const out = join(work, `i${interval}.kprof`);
+      const r = await runJava({ cp: [jar], main: 'Hammer', args: [String(threads), String(n)], jvmArgs: ['-Dkomorium.quiet', `-Dkomorium.interval=${interval}`, `-Dkomorium.out=${out}`], timeoutMs: 300_000 });
+      expect(r.stdout).toBe(`total ${threads * 3.5 * n}\n`);
+      expect(r.code).toBe(0);
+      const doc = readDocument(out);
+      const raw = doc.sections.find((s) => s.kind === 'call-edges')!;
+      const edges = (kindNamed('call-edges')!.section.read(new SectionReader(doc, raw)) as CallEdges).edges;
+      const step = edges.filter((e) => e.site.method.name === 'work' && e.callee.name === 'step');
+      const fields = readFileSync(out, 'utf8');
+      return { calls: step.reduce((x, e) => x + e.count, 0), fields };
+    };
+    // Every check fires at interval 1, whatever the races on the counter: each thread's events all count.
+    const exact = await run(1);
+    expect(exact.calls).toBe(threads * n);
+    // Sampled, the racy counter can lose decrements (seed 000 §2.2: a sample comes a little later),
+    // never a sample's data: about one call in 7 is recorded.
+    const sampled = await run(7);
+    expect(sampled.calls).toBeGreaterThan((threads * n) / 7 / 2);
+    expect(sampled.calls).toBeLessThan(((threads * n) / 7) * 2);
   });
 });
 

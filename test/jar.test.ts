@@ -247,7 +247,11 @@ describe('assertSafeOutput', () => {
     writeFileSync(jar, 'x');
     mkdirSync(join(tmp, 'a-folder'), { recursive: true });
     expect(() => assertSafeOutput(jar, join(tmp, 'a-folder'))).toThrow(/is a folder/);
-    expect(() => assertSafeOutput(join(tmp, 'a-folder'), jar)).toThrow(/is a file/);
+    const text = join(tmp, 'kind.txt');
+    writeFileSync(text, 'x');
+    expect(() => assertSafeOutput(join(tmp, 'a-folder'), text)).toThrow(/is a file/);
+    // A class folder is written as a jar to a name ending in .jar (instrument classes -o app.jar).
+    expect(() => assertSafeOutput(join(tmp, 'a-folder'), jar)).not.toThrow();
     expect(() => assertSafeOutput(join(tmp, 'missing.jar'), join(tmp, 'o.jar'))).toThrow(/does not exist/);
   });
 });

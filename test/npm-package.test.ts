@@ -112,7 +112,7 @@ describe('npm package', () => {
 
     // 8. --help, --version and a usage error through the installed launcher.
     const help = run('npx', ['komorium-ts', '--help'], { cwd: app, env });
-    expect(help).toContain('komorium-ts instrument <input>');
+    expect(help).toContain('komorium-ts instrument <inputs..>');
     const version = run('npx', ['komorium-ts', '--version'], { cwd: app, env });
     expect(version.trim()).toBe(JSON.parse(readFileSync(join(source, 'package.json'), 'utf8')).version);
     const missing = spawnSync('npx', ['komorium-ts', 'instrument', 'missing.jar'], { cwd: app, env, encoding: 'utf8' });

@@ -65,7 +65,7 @@ describe('komorium.threads: profiles of parts of the threads merge into the whol
       expect(data(merged)).toBe(data(whole));
       const d = cli(['diff', whole, merged, '--fail-under', '100', '--max-growth', '0']);
       expect(d.code, d.stdout).toBe(0);
-      expect(d.stdout).toContain('Overlap (seed 002 §7.1): calling contexts 100.00%, methods 100.00%');
+      expect(d.stdout).toContain('Overlap: calling contexts 100.00%, methods 100.00%');
       // The header says what was profiled.
       expect(e!.headers.find((h) => h.key === 'options')?.value).toContain('komorium.threads=even');
     });

@@ -67,7 +67,7 @@ describe('regression gate (samples/regression)', () => {
     const r = cli(['diff', base, base2, '--fail-under', '90', '--max-growth', '0%']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout.split('\n').slice(0, 2)).toEqual(['Grew most: no method grew', 'Verdict: PASS (2 gates)']);
-    expect(r.stdout).toContain('Overlap (seed 002 §7.1): calling contexts 100.00%, methods 100.00%');
+    expect(r.stdout).toContain('Overlap: calling contexts 100.00%, methods 100.00%');
   });
 
   it('--max-growth: on the total bytecodes and on a --method', () => {

@@ -29,7 +29,7 @@ describe('diffProfiles', () => {
     const text = renderDiffText(d);
     expect(text.split('\n')[0]).toBe('Grew most: java.lang.String.hashCode() +400,000 bytecodes self (+160.0%), 25.0% → 46.4% of the run');
     expect(text).toContain('Total bytecodes: 1,000,000 → 1,400,000 (+400,000, +40.0%)');
-    expect(text).toContain('Overlap (seed 002 §7.1): calling contexts 77.14%, methods 78.57%');
+    expect(text).toContain('Overlap: calling contexts 77.14%, methods 78.57%');
     const grewSection = text.slice(text.indexOf('Methods that grew most'));
     expect(grewSection.split('\n')[2]).toMatch(/^\s+\+400,000\s+\+160\.0%\s+25\.0% → 46\.4%\s+25\.0% → 46\.4%\s+java\.lang\.String\.hashCode\(\)$/);
     const contexts = text.slice(text.indexOf('Calling contexts that grew most'));

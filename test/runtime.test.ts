@@ -423,16 +423,24 @@ public class EnterDriver {
     Sim.check(tc.enterSp == 0 && tc.outSp == -1, "fresh");
     tc.outStack = s; tc.outSp = 3;                        // a call-out at sp 3
     int[] c = tc.enter();
-    Sim.check(c == s && tc.enterSp == 3 && tc.outSp == -1, "a callback continues the caller's stack");
+    Sim.check(c == s && tc.enterSp == 4 && s[3] == MID.UNINSTRUMENTED && tc.outSp == -1,
+        "a callback continues the caller's stack after one [uninstrumented] frame");
     int[] nested = tc.enter();                            // e.g. a <clinit> run by the callback
     Sim.check(nested != s && tc.enterSp == 0, "a nested entry does not write over the callback's frames");
     tc.exit(nested, 0);
     Sim.check(tc.outSp == -1, "leaving a fresh entry clears the call-out");
-    tc.exit(c, 3);
-    Sim.check(tc.outStack == s && tc.outSp == 3, "leaving a callback restores the call-out");
+    s[3] = ~7;                                            // an agent's cache entry in place of the marker
+    tc.exit(c, 4);
+    Sim.check(tc.outStack == s && tc.outSp == 3, "leaving a callback restores the call-out, without the marker");
     int[] again = tc.enter();
-    Sim.check(again == s && tc.enterSp == 3, "the next callback of the same call-out continues too");
-    tc.exit(again, 3);
+    Sim.check(again == s && tc.enterSp == 4 && s[3] == MID.UNINSTRUMENTED, "the next callback of the same call-out continues too");
+    tc.exit(again, 4);
+    int[] full = new int[4];
+    tc.outStack = full; tc.outSp = 4;                     // a call-out from a full (truncated) stack
+    int[] f = tc.enter();
+    Sim.check(f == full && tc.enterSp == 4 && full[3] == MID.UNINSTRUMENTED && full[2] == MID.TRUNCATED, "a full stack stays full");
+    tc.exit(f, 4);
+    Sim.check(tc.outSp == 3, "and the next callback pushes its marker in the top slot");
     tc.outSp = -1;                                        // the call-out returned
     tc.outStack = s; tc.outSp = 0;                        // a call-out from a leaf with nothing pushed
     int[] z = tc.enter();
@@ -532,7 +540,9 @@ beforeAll(() => {
 /** Runs a driver in a fresh working directory; returns the result and that directory. */
 async function drive(main: string, jvmArgs: string[] = [], extra: Partial<RunJavaOptions> = {}) {
   const cwd = extra.cwd ?? tmpDir();
-  const r = await runJava({ cp: [classes, jar], main, jvmArgs, cwd, timeoutMs: 60_000, ...extra });
+  // A constant granularity, so that sample counts can be checked by hand, unless a test asks otherwise.
+  const random = jvmArgs.some((a) => a.startsWith('-Dkomorium.random=')) ? [] : ['-Dkomorium.random=0'];
+  const r = await runJava({ cp: [classes, jar], main, jvmArgs: [...random, ...jvmArgs], cwd, timeoutMs: 60_000, ...extra });
   return { ...r, cwd };
 }
 
@@ -556,7 +566,7 @@ describe('profile of the sampling agent', () => {
       expect.stringMatching(/^header\tjvm\t\S.* \S+$/),
       expect.stringMatching(/^header\tos\t\S.* \S+$/),
       expect.stringMatching(/^header\tdate\t\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
-      'header\toptions\tkomorium.granularity=10',
+      'header\toptions\tkomorium.granularity=10 komorium.random=0',
       expect.stringMatching(/^header\tpid\t\d+$/),
     ]);
     expect(p.data).toBe(
@@ -676,8 +686,9 @@ describe('reified stacks', () => {
     expect(r.stdout).toBe('0 19\n');
     const ctx = contexts(readProfile(r.cwd));
     expect(ctx.get('Cb.compare')).toBe(1);
-    expect(ctx.get('Cb.caller>Cb.compare')).toBeGreaterThan(20);
-    expect([...ctx.keys()].sort()).toEqual(['Cb.caller>Cb.compare', 'Cb.compare']);
+    const callback = 'Cb.caller>[uninstrumented].[uninstrumented]>Cb.compare';
+    expect(ctx.get(callback)).toBeGreaterThan(20);
+    expect([...ctx.keys()].sort()).toEqual([callback, 'Cb.compare']);
   });
 });
 

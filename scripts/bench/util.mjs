@@ -7,13 +7,13 @@ import { join, relative } from 'node:path';
 export const TIME_BIN = '/usr/bin/time';
 
 /**
- * Runs a command as a whole process under /usr/bin/time (for the peak resident set, %M) and
+ * Runs a command as a whole process under /usr/bin/time (for the peak resident set, %M, and CPU time) and
  * measures its wall time with a monotonic clock around the spawn. Output is collected in memory.
  * Never rejects because of the exit code.
  */
 export function runProcess(cmd, args, { cwd, timeFile, env, timeoutMs = 3_600_000 } = {}) {
   const useTime = existsSync(TIME_BIN) && timeFile;
-  const argv = useTime ? ['-f', '%e %M', '-o', timeFile, cmd, ...args] : args;
+  const argv = useTime ? ['-f', '%e %M %U %S', '-o', timeFile, cmd, ...args] : args;
   const exe = useTime ? TIME_BIN : cmd;
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
@@ -31,14 +31,20 @@ export function runProcess(cmd, args, { cwd, timeFile, env, timeoutMs = 3_600_00
       clearTimeout(timer);
       const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
       let maxRssKb = null;
+      // CPU time (user + system, all threads): steadier than wall time on a shared machine, though
+      // not immune to it (caches, frequency), and it counts the JIT's threads.
+      let cpuMs = null;
       if (useTime && existsSync(timeFile)) {
         // /usr/bin/time writes "Command exited with non-zero status N" before the format line.
         const lines = readFileSync(timeFile, 'utf8').trim().split('\n');
-        const m = /^([\d.]+) (\d+)$/.exec(lines[lines.length - 1] ?? '');
-        if (m) maxRssKb = Number(m[2]);
+        const m = /^([\d.]+) (\d+) ([\d.]+) ([\d.]+)$/.exec(lines[lines.length - 1] ?? '');
+        if (m) {
+          maxRssKb = Number(m[2]);
+          cpuMs = (Number(m[3]) + Number(m[4])) * 1000;
+        }
         rmSync(timeFile, { force: true });
       }
-      resolve({ code, signal, wallMs, maxRssKb, stdout: Buffer.concat(out), stderr: Buffer.concat(err) });
+      resolve({ code, signal, wallMs, maxRssKb, cpuMs, stdout: Buffer.concat(out), stderr: Buffer.concat(err) });
     });
   });
 }

@@ -7,6 +7,7 @@
 import type { ClassFile } from '../classfile/classfile.js';
 import { CONSTANT, type MemberInfo, type RawAttribute } from '../classfile/model.js';
 import { tagName } from '../classfile/constant-pool.js';
+import { isValidFieldDescriptor, isValidMethodDescriptor } from '../classfile/descriptor.js';
 import { ClassFormatError, KomoriumError } from '../errors.js';
 import {
   Label,
@@ -378,6 +379,14 @@ class CodeReader {
     const tag = this.cf.cp.tag(index); // out of range: a ClassFormatError naming the index
     if (!(allowed as number[]).includes(tag)) {
       throw new Bad(`${OPCODE_NAMES[op]} at ${pc} names constant ${index}, a ${tagName(tag)}, not a ${allowed.map(tagName).join(' or ')}`);
+    }
+    // The JVM refuses such a class at load; caught here, the class is broken input, named with
+    // its method, instead of a bare descriptor error from whichever analysis reads it first.
+    if (tag === T.Fieldref || tag === T.Methodref || tag === T.InterfaceMethodref || tag === T.InvokeDynamic) {
+      const ref = tag === T.InvokeDynamic ? this.cf.cp.dynamic(index) : this.cf.cp.memberRef(index);
+      const valid = tag === T.Fieldref ? isValidFieldDescriptor(ref.desc) : isValidMethodDescriptor(ref.desc);
+      const named = 'owner' in ref ? `${javaName(ref.owner)}.${ref.name}` : ref.name;
+      if (!valid) throw new Bad(`${OPCODE_NAMES[op]} at ${pc} names ${named} with an invalid descriptor '${ref.desc}' (constant ${index})`);
     }
   }
 

@@ -751,7 +751,7 @@ class Encoder {
         const last = dedup[dedup.length - 1];
         if (last !== undefined && last.label.offset === f.label.offset) {
           if (!sameList(last.frame.locals, f.frame.locals) || !sameList(last.frame.stack, f.frame.stack)) {
-            this.bug(`two different stack map frames at offset ${f.label.offset}`);
+            this.bug(`two different stack map frames at offset ${f.label.offset}: ${JSON.stringify(last.frame)} and ${JSON.stringify(f.frame)}`);
           }
           continue;
         }

@@ -63,6 +63,7 @@ function usageMessage(msg: string, argv: string[]): string {
     ]
       .filter(Boolean)
       .join('; ');
+    if (options.length && name === 'run') text += `\nArguments for the program go after --: komorium-ts run app.jar [options] -- ${options[0]} …`;
   } else if (/^Not enough non-option arguments/.test(msg) && cmd) {
     text = `missing arguments: komorium-ts ${String(cmd.command)} [options]`;
   } else if (/^Did you mean /.test(msg)) {
@@ -82,8 +83,22 @@ function tuneCompiler(): void {
   setFlagsFromString('--no-turbo-inlining');
 }
 
+/**
+ * A reader that stops early (`| head -1`) closes the pipe: for a listing or a report that is a
+ * normal end, not an error, so the process ends at once, quietly, with the exit code it had.
+ */
+function endQuietlyOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') throw e;
+      process.exit(typeof process.exitCode === 'number' ? process.exitCode : EXIT.OK);
+    });
+  }
+}
+
 export async function main(argv: string[]): Promise<void> {
   tuneCompiler();
+  endQuietlyOnClosedPipe();
   // yargs runs no command, and says nothing, for `komorium-ts -- instrument x.jar`: notice it.
   let handled = false;
   const ran = <T>(c: CommandModule<object, T>): CommandModule<object, T> => ({

@@ -5,8 +5,8 @@
  * computes a position or an offset, and passes that edit the same method do not see each
  * other's insertions (ASM's rule: only the encoder resolves offsets).
  */
-import { Label, isLabel, type Frame, type Insn, type MethodCode, type Node, type TryCatch } from '../bytecode/ir.js';
-import { OP } from '../bytecode/opcodes.js';
+import { Label, isLabel, type Frame, type Insn, type MethodCode, type Node, type TryCatch, type VType } from '../bytecode/ir.js';
+import { OP, isVarInsn, isWideVar } from '../bytecode/opcodes.js';
 
 export class MethodEditor {
   private readonly before = new Map<Node, Node[]>();
@@ -75,6 +75,13 @@ export class MethodEditor {
     return slot;
   }
 
+  /** insertLocals (below) on this editor's code, counting the new slots as taken. */
+  insertLocals(at: number, types: readonly VType[]): boolean {
+    if (!insertLocals(this.code, at, types)) return false;
+    this.nextLocal += types.length;
+    return true;
+  }
+
   /** The stack map frame at `label` (a new branch target); null leaves it to the class file's version (no frames before 50). */
   setFrame(label: Label, frame: Frame | null): void {
     if (frame === null) return;
@@ -109,6 +116,74 @@ export class MethodEditor {
     this.code.maxLocals = Math.max(this.code.maxLocals, this.nextLocal);
     return this.code;
   }
+}
+
+/**
+ * Makes room for new locals at slot `at` (typed `types`, one entry per slot, 'T' for the second
+ * slot of a long or double): every local from `at` on moves up, in the instructions, the stack
+ * map frames, the local variable tables and the type annotations. Applied at once. Returns false,
+ * changing nothing, when a long or double lives in slot `at - 1` and `at` (kotlinc's $default
+ * methods reuse a one-slot argument so), which no renumbering can split (shiftLocals moves it).
+ */
+export function insertLocals(code: MethodCode, at: number, types: readonly VType[]): boolean {
+  if (straddles(code, at)) return false;
+  shiftLocals(code, at, types, null);
+  return true;
+}
+
+function straddles(code: MethodCode, at: number): boolean {
+  return code.nodes.some((x) => !isLabel(x) && x.var === at - 1 && isWideVar(x.op));
+}
+
+/**
+ * insertLocals that also handles a long or double straddling slot `at - 1` and `at`: it moves to
+ * two slots of its own past every other local, in the instructions, the frames and the local
+ * variable tables (`cp` tells their long and double entries). Returns that slot, or -1.
+ */
+export function shiftLocals(code: MethodCode, at: number, types: readonly VType[], cp: { utf8(i: number): string } | null): number {
+  const n = types.length;
+  const straddle = cp !== null && straddles(code, at) ? code.maxLocals + n : -1;
+  for (const x of code.nodes) {
+    if (isLabel(x)) continue;
+    if (isVarInsn(x.op) && x.var! >= at) x.var! += n;
+    else if (straddle >= 0 && x.var === at - 1 && isWideVar(x.op)) x.var = straddle;
+  }
+  if (code.frames) for (const [l, f] of code.frames) code.frames.set(l, shiftFrame(f, at, types, straddle));
+  for (const slot of code.attributes) {
+    if (slot.kind === 'LocalVariableTable' || slot.kind === 'LocalVariableTypeTable') {
+      for (const e of slot.entries) {
+        if (e.index >= at) e.index += n;
+        else if (straddle >= 0 && e.index === at - 1 && /^[JD]$/.test(cp!.utf8(e.descIndex))) e.index = straddle;
+      }
+    } else if (slot.kind === 'RuntimeVisibleTypeAnnotations' || slot.kind === 'RuntimeInvisibleTypeAnnotations') {
+      for (const a of slot.annotations) for (const r of a.ranges ?? []) if (r.index >= at) r.index += n;
+    }
+  }
+  code.maxLocals += n + (straddle >= 0 ? 2 : 0);
+  return straddle;
+}
+
+/**
+ * A frame with `types` inserted at slot `at`, as shiftLocals renumbers the code: the locals from
+ * `at` on move up, and a long or double straddling `at - 1` and `at` moves to slot `straddle`.
+ */
+export function shiftFrame(f: Frame, at: number, types: readonly VType[], straddle: number): Frame {
+  const before = f.locals.slice(0, at);
+  const after = f.locals.slice(at);
+  const last = before[at - 1];
+  const wide = before.length === at && (last === 'J' || last === 'D') ? last : null;
+  if (wide) {
+    if (straddle < 0) throw new Error(`frame with ${wide} in slot ${at - 1}, but no instruction puts it there`);
+    before[at - 1] = 'T';
+    if (after.length > 0) after[0] = 'T';
+  }
+  while (before.length < at) before.push('T');
+  const locals = [...before, ...types, ...after];
+  if (wide) {
+    while (locals.length < straddle) locals.push('T');
+    locals.push(wide, 'T');
+  }
+  return { locals, stack: f.stack.slice() };
 }
 
 function push(map: Map<Node, Node[]>, key: Node, nodes: readonly Node[]): void {

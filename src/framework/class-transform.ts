@@ -16,8 +16,8 @@ import { encoderFrames } from '../analysis/frames.js';
 import { KomoriumError, MethodTooLargeError } from '../errors.js';
 import type { ClassHierarchy } from '../hierarchy/hierarchy.js';
 import { addSerialVersionUID } from '../instrument/serial.js';
-import { minimalClassBytes } from '../instrument/holder.js';
-import { op } from '../instrument/emit.js';
+import { minimalClassBytes } from '../classfile/minimal.js';
+import { op } from '../bytecode/emit.js';
 import { OP } from '../bytecode/opcodes.js';
 import type { KindProbes } from './events.js';
 import { SiteTable, findProbes, firstLine, isEmpty } from './sites.js';
@@ -26,6 +26,7 @@ import { FrameSource, LayoutRefused, type LayoutName } from './layout/context.js
 import { fullDuplication } from './layout/duplicate.js';
 import { partialDuplication } from './layout/partial.js';
 import { guardedLayout } from './layout/guarded.js';
+import { canHaveTwin, checksCallingTwin, transferPoints, twinBody, twinOf } from './layout/twin.js';
 import { registrationCode } from './registration.js';
 
 export interface FrameworkOptions {
@@ -61,6 +62,8 @@ export interface FrameworkClassReport {
   layouts: Record<LayoutName, number>;
   sites: number;
   probes: number;
+  /** Methods whose duplicated code went out of line, into a twin (layout/twin.ts). */
+  outOfLine: number;
   /** Methods that got another layout than the one asked for, or none, and why. */
   fallbacks: Fallback[];
   leftAsIs: { method: string; reason: string }[];
@@ -100,6 +103,7 @@ export function instrumentClassWithKinds(
     layouts: { 'full-dup': 0, 'partial-dup': 0, 'no-dup': 0, exhaustive: 0 },
     sites: 0,
     probes: 0,
+    outOfLine: 0,
     fallbacks: [],
     leftAsIs: [],
   };
@@ -113,6 +117,7 @@ export function instrumentClassWithKinds(
     if (attr) methodIndex.set(m, table.addMethod(m.name, m.desc, firstLine(readCode(cf, m, attr))));
   }
   let clinit: { member: MemberInfo; code: MethodCode } | null = null;
+  const added: MemberInfo[] = [];
 
   for (const m of cf.methods) {
     const attr = m.attributes.find((a) => a.name === 'Code');
@@ -125,10 +130,12 @@ export function instrumentClassWithKinds(
     }
     report.instrumented++;
     report.layouts[outcome.layout]++;
+    if (outcome.twin) added.push(outcome.twin);
     if (m.name === '<clinit>') clinit = { member: m, code: outcome.code };
     else replaceCode(m, outcome.encoded);
   }
   report.sites = table.rows.length;
+  cf.methods.push(...added);
 
   const extra: FrameworkClassResult['extra'] = [];
   if (table.methods.length > 0) {
@@ -156,29 +163,54 @@ function layOut(
   options: FrameworkOptions,
   base: SiteBase,
   report: FrameworkClassReport,
-): { layout: LayoutName; code: MethodCode; encoded: RawAttribute } | null {
+): { layout: LayoutName; code: MethodCode; encoded: RawAttribute; twin?: MemberInfo } | null {
   const where = `${m.name}${m.desc}`;
   const original = codeLength(attr);
   const limit = original <= HUGE_METHOD_LIMIT ? HUGE_METHOD_LIMIT : 65535;
   const sitesBefore = table.rows.length;
   let firstReason: string | null = null;
-  for (const layout of FALLBACKS[options.layout]) {
+  type Attempt = { layout: LayoutName; outOfLine: boolean };
+  const attempts = FALLBACKS[options.layout].flatMap((layout): Attempt[] =>
+    layout === 'full-dup' && OUT_OF_LINE && canHaveTwin(cf, m) ? [{ layout, outOfLine: true }, { layout, outOfLine: false }] : [{ layout, outOfLine: false }],
+  );
+  for (const { layout, outOfLine } of attempts) {
     // Each try starts from the bytes: a layout edits the code it is given.
     table.rows.length = sitesBefore;
-    const code = readCode(cf, m, attr, true);
-    const cfg = buildCfg(code);
-    const probes = findProbes({ cf, method: m, methodIndex, code, cfg, kinds: options.kinds, hierarchy, table });
-    if (isEmpty(probes)) return null;
-    const ctx = { cf, method: m, code, cfg, probes, trigger: options.trigger, base, frames: new FrameSource(cf, m, code) };
+    const context = (code: MethodCode, method: MemberInfo, withProbes: boolean) => {
+      const cfg = buildCfg(code);
+      const probes = withProbes
+        ? findProbes({ cf, method: m, methodIndex, code, cfg, kinds: options.kinds, hierarchy, table })
+        : { entry: [], before: new Map(), blocks: new Map(), backedges: new Map(), count: 0 };
+      return { cf, method, code, cfg, probes, trigger: options.trigger, base, frames: new FrameSource(cf, method, code) };
+    };
     let reason: string;
     try {
-      const laid = layoutOf(layout)(ctx);
+      let laid: MethodCode;
+      let probes: number;
+      let twin: { member: MemberInfo; code: MethodCode } | undefined;
+      if (outOfLine) {
+        const t = twinOf(cf, m);
+        const twinCtx = context(readCode(cf, m, attr, true), t.typed, true);
+        if (isEmpty(twinCtx.probes)) return null;
+        const ctx = context(readCode(cf, m, attr, true), m, false);
+        const points = transferPoints(ctx);
+        laid = checksCallingTwin(ctx, t.ref, points);
+        twin = { member: t.member, code: twinBody(twinCtx, m, points) };
+        probes = twinCtx.probes.count;
+      } else {
+        const ctx = context(readCode(cf, m, attr, true), m, true);
+        if (isEmpty(ctx.probes)) return null;
+        laid = layoutOf(layout)(ctx);
+        probes = ctx.probes.count;
+      }
       const encoded = writeCode(cf, m, laid, { frameAt: encoderFrames(cf, m, laid) });
+      if (twin) twin.member.attributes = [writeCode(cf, twin.member, twin.code, { frameAt: encoderFrames(cf, twin.member, twin.code) })];
       const size = codeLength(encoded);
       if (m.name === '<clinit>' || size <= limit) {
         if (firstReason !== null) report.fallbacks.push({ method: where, from: options.layout, to: layout, reason: firstReason });
-        report.probes += probes.count;
-        return { layout, code: laid, encoded };
+        report.probes += probes;
+        if (twin) report.outOfLine++;
+        return { layout, code: laid, encoded, twin: twin?.member };
       }
       reason =
         limit === HUGE_METHOD_LIMIT
@@ -189,13 +221,17 @@ function layOut(
       else if (e instanceof MethodTooLargeError) reason = `${original} bytes would grow past 65535`;
       else throw e;
     }
-    firstReason ??= reason;
+    // The out-of-line copy falling back to the copy inside the method is no fallback of layout.
+    if (!outOfLine) firstReason ??= reason;
   }
   table.rows.length = sitesBefore;
   report.fallbacks.push({ method: where, from: options.layout, to: 'none', reason: firstReason! });
   report.leftAsIs.push({ method: where, reason: firstReason! });
   return null;
 }
+
+/** Full-Duplication keeps its copy in a twin method where it can (twin.ts); KOMORIUM_DUP=inline keeps it inside (for measurements). */
+const OUT_OF_LINE = process.env.KOMORIUM_DUP !== 'inline';
 
 function layoutOf(layout: LayoutName) {
   switch (layout) {

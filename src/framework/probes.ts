@@ -9,7 +9,7 @@ import type { ConstantPool } from '../classfile/constant-pool.js';
 import { parseMethodDescriptor, typeSize } from '../classfile/descriptor.js';
 import type { Insn, Label, Node } from '../bytecode/ir.js';
 import { OP } from '../bytecode/opcodes.js';
-import { field, invoke, load, loadOpFor, op, pushInt, storeOpFor } from '../instrument/emit.js';
+import { field, invoke, load, loadOpFor, op, pushInt, storeOpFor } from '../bytecode/emit.js';
 import type { ProbeCall } from './sites.js';
 
 export const SAMPLER = 'komorium/runtime/Sampler';
@@ -80,7 +80,11 @@ export function probeCode(cp: ConstantPool, base: SiteBase, calls: readonly Prob
  * which the caller places right after this code (with the global trigger it is a branch target
  * and needs the frame of that point).
  */
+// Experiment switch (measured in BENCHMARKS.md): the global check as a call of Sampler.tick().
+const CALL_FORM = process.env.KOMORIUM_CHECK_FORM === 'call';
+
 export function checkCode(cp: ConstantPool, trigger: Trigger, sample: Label, cont: Label): Node[] {
+  if (CALL_FORM && trigger === 'global') return [invoke(cp, OP.INVOKESTATIC, SAMPLER, 'tick', '()Z'), { op: OP.IFNE, target: sample }];
   if (trigger === 'thread') {
     return [invoke(cp, OP.INVOKESTATIC, SAMPLER, 'tickThread', '()Z'), { op: OP.IFNE, target: sample }];
   }
@@ -94,6 +98,9 @@ export function checkCode(cp: ConstantPool, trigger: Trigger, sample: Label, con
 
 /** A check whose both outcomes jump: to `sample`, or to `cont` (a backedge's trampoline). */
 export function checkJump(cp: ConstantPool, trigger: Trigger, sample: Label, cont: Label): Node[] {
+  if (CALL_FORM && trigger === 'global') {
+    return [invoke(cp, OP.INVOKESTATIC, SAMPLER, 'tick', '()Z'), { op: OP.IFNE, target: sample }, { op: OP.GOTO, target: cont }];
+  }
   if (trigger === 'thread') {
     return [invoke(cp, OP.INVOKESTATIC, SAMPLER, 'tickThread', '()Z'), { op: OP.IFNE, target: sample }, { op: OP.GOTO, target: cont }];
   }
@@ -108,6 +115,7 @@ export function checkJump(cp: ConstantPool, trigger: Trigger, sample: Label, con
 
 /** A guard (no-dup): `probe` runs only when the trigger fires, else control goes to `skip`, which the caller places right after. */
 export function guardCode(cp: ConstantPool, trigger: Trigger, probe: readonly Node[], skip: Label): Node[] {
+  if (CALL_FORM && trigger === 'global') return [invoke(cp, OP.INVOKESTATIC, SAMPLER, 'tick', '()Z'), { op: OP.IFEQ, target: skip }, ...probe];
   if (trigger === 'thread') {
     return [invoke(cp, OP.INVOKESTATIC, SAMPLER, 'tickThread', '()Z'), { op: OP.IFEQ, target: skip }, ...probe];
   }

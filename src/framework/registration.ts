@@ -7,7 +7,7 @@ import type { ConstantPool } from '../classfile/constant-pool.js';
 import { javaName } from '../classfile/names.js';
 import type { Insn } from '../bytecode/ir.js';
 import { OP } from '../bytecode/opcodes.js';
-import { field, invoke, pushString } from '../instrument/emit.js';
+import { field, invoke, pushInt, pushString } from '../bytecode/emit.js';
 import type { SiteBase } from './probes.js';
 import type { SiteTable } from './sites.js';
 
@@ -29,8 +29,9 @@ export function registrationCode(
     pushString(cp, source),
     ...longString(cp, table.packedMethods()),
     ...longString(cp, table.packedSites()),
+    pushInt(cp, table.rows.length),
     pushString(cp, layout),
-    invoke(cp, OP.INVOKESTATIC, SITES, 'forClass', `(${STRING}${STRING}${STRING}${STRING}${STRING})I`),
+    invoke(cp, OP.INVOKESTATIC, SITES, 'forClass', `(${STRING}${STRING}${STRING}${STRING}I${STRING})I`),
     field(cp, OP.PUTSTATIC, base.owner, base.name, 'I'),
   ];
 }

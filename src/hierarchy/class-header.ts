@@ -6,7 +6,9 @@
  * rewrites, not for the ones it merely asks about).
  */
 import { ClassFormatError } from '../errors.js';
+import { isValidMethodDescriptor } from '../classfile/descriptor.js';
 import { ACC } from '../classfile/model.js';
+import { javaName } from '../classfile/names.js';
 
 export interface HierarchyMethod {
   name: string;
@@ -125,6 +127,9 @@ export function readClassHeader(bytes: Uint8Array, entry: string, source: string
     const macc = u2();
     const mname = utf8(u2());
     const mdesc = utf8(u2());
+    // Plans and call decisions split every descriptor: a malformed one is a broken class, and it is
+    // caught here, where the entry, class and method are known.
+    if (!isValidMethodDescriptor(mdesc)) fail(`class ${javaName(name)}, method ${mname}: invalid descriptor '${mdesc}'`);
     methods.push({ name: mname, desc: mdesc, access: macc });
     skipAttributes();
   }

@@ -6,20 +6,25 @@
  */
 import { availableParallelism } from 'node:os';
 import { ClassFormatError, KomoriumError } from '../errors.js';
-import { readInput, writeJar, writeDir, stripSignature, type Entry } from '../jar/index.js';
+import { jarBytes, runtimeFolder, stripSignature, writeOutputs, type Entry, type Output } from '../jar/index.js';
 import { readClassHeader } from '../hierarchy/class-header.js';
-import { RT } from './runtime-names.js';
-import type { ClassPlan } from './plan.js';
+import { RT } from '../kinds/komorium/runtime-names.js';
+import type { ClassPlan } from '../kinds/komorium/plan.js';
 import { ClassFilter } from './patterns.js';
-import { emptyCounts, type ClassReport, type ClassResult } from './class-transform.js';
+import { emptyCounts, type ClassReport, type ClassResult } from '../kinds/komorium/class-transform.js';
 import { runtimeEntries } from './runtime-jar.js';
 import { javaName } from '../classfile/names.js';
 import type { FrameworkClassReport, FrameworkClassResult } from '../framework/class-transform.js';
 import { buildProgram, rewriteEntry, type ClassHeader, type EntryResult, type InstrumentMode, type Program } from './rewrite.js';
+import { duplicateClass, manifestClasspath, readUnits, relinkClassPath, webRootNotes, type Unit } from './units.js';
 
 export interface InstrumentRequest {
   input: string;
   output: string;
+  /** The program's other jars and folders, each with its output: all are rewritten as one program. */
+  more?: { input: string; output: string }[];
+  /** The folder the outputs go into (`-d`): created when missing, its parent must exist. */
+  outputFolder?: string;
   classpath: string[];
   include: string[];
   exclude: string[];
@@ -45,6 +50,9 @@ export interface InstrumentSummary {
   /** Methods instrumented without MaxPath splitting, which made them too large (ClassReport.withoutMaxPath). */
   withoutMaxPath: string[];
   leftAsIs: { className: string; method: string; reason: string }[];
+  /** The jars rewritten as one program, the given ones and those nested in them, when more than one. */
+  units: { input: string; output: string; classes: number; rewritten: number }[];
+  notes: string[];
   warnings: string[];
 }
 
@@ -56,45 +64,19 @@ const VERSIONED = /^META-INF\/versions\/(\d+)\//;
 interface ParsedEntry {
   entry: Entry;
   header: ClassHeader;
+  unit: Unit;
+  /** The entry as messages name it: with its jar when the program has several. */
+  where: string;
 }
 
 export async function instrumentProgram(req: InstrumentRequest): Promise<InstrumentSummary> {
-  const input = await readInput(req.input);
-  const filter = new ClassFilter(req.include, req.exclude);
   const warnings: string[] = [];
+  const notes: string[] = [];
+  const units = await readUnits([{ input: req.input, output: req.output }, ...(req.more ?? [])], req.skipBroken, warnings);
+  const classpath = [...req.classpath, ...manifestClasspath(units, notes, warnings)];
   const skippedClasses: { entry: string; reason: string }[] = [];
-
-  // Only headers are read up front: keeping the model of every class alive until the end made
-  // each young-generation GC copy it (guava: a fifth of the run was GC). Each class is parsed
-  // whole when it is rewritten, and its model dropped right after.
-  const parsed: ParsedEntry[] = [];
-  const parsedByEntry = new Map<Entry, ParsedEntry>();
-  for (const entry of input.entries) {
-    if (!entry.isClass) continue;
-    try {
-      const h = readClassHeader(entry.data, entry.name, 'input');
-      if (h.name.startsWith(RT.PACKAGE_PREFIX)) {
-        throw new KomoriumError(`${req.input}: already instrumented (it contains ${entry.name})`);
-      }
-      const header: ClassHeader = {
-        thisClass: h.name,
-        superClass: h.superName,
-        interfaces: h.interfaces,
-        access: h.access,
-        methods: h.methods,
-        fields: h.fields,
-        instrumented: filter.accepts(h.name),
-        versioned: VERSIONED.test(entry.name),
-      };
-      const p = { entry, header };
-      parsed.push(p);
-      parsedByEntry.set(entry, p);
-    } catch (e) {
-      if (!(e instanceof ClassFormatError) || !req.skipBroken) throw e;
-      skippedClasses.push({ entry: entry.name, reason: e.detail });
-      warnings.push(`${entry.name}: copied unchanged, it does not parse: ${e.detail}`);
-    }
-  }
+  const parsed = readHeaders(units, new ClassFilter(req.include, req.exclude), req.skipBroken, skippedClasses, warnings);
+  notes.push(...webRootNotes(units));
 
   let plans: Map<string, ClassPlan>;
   let results: Map<ParsedEntry, EntryResult>;
@@ -102,10 +84,10 @@ export async function instrumentProgram(req: InstrumentRequest): Promise<Instrum
     // Base entries first, so that the plan of a class is that of the version the JVM resolves by default.
     const headers: ClassHeader[] = parsed.map((p) => p.header).sort((a, b) => Number(a.versioned) - Number(b.versioned));
     const attemptWarnings: string[] = [];
-    const program = buildProgram(headers, req.classpath, attemptWarnings);
+    const program = buildProgram(headers, classpath, attemptWarnings);
     plans = program.view.plans;
     const toRewrite = parsed.filter((p) => plans.get(p.header.thisClass)?.instrumented && p.header.thisClass !== 'module-info');
-    results = await rewriteAll(toRewrite, headers, program, req, attemptWarnings);
+    results = await rewriteAll(toRewrite, headers, program, { ...req, classpath }, attemptWarnings);
     const broken = toRewrite.flatMap((p) => {
       const r = results.get(p)!;
       return 'broken' in r ? [{ p, reason: r.broken }] : [];
@@ -114,34 +96,130 @@ export async function instrumentProgram(req: InstrumentRequest): Promise<Instrum
       warnings.push(...attemptWarnings);
       break;
     }
-    if (!req.skipBroken) throw new ClassFormatError(broken[0]!.p.entry.name, broken[0]!.reason);
+    if (!req.skipBroken) throw new ClassFormatError(broken[0]!.p.where, broken[0]!.reason);
     // A class whose header read but whose body is broken was planned as rewritten: calls into it
     // would expect methods it will not have. Plan and rewrite again without it (rare: only with
     // --skip-broken, and only for damage past the header).
     for (const { p, reason } of broken) {
       parsed.splice(parsed.indexOf(p), 1);
-      parsedByEntry.delete(p.entry);
-      skippedClasses.push({ entry: p.entry.name, reason });
-      warnings.push(`${p.entry.name}: copied unchanged, it is broken: ${reason}`);
+      skippedClasses.push({ entry: p.where, reason });
+      warnings.push(`${p.where}: copied unchanged, it is broken: ${reason}`);
     }
   }
   // Every result is a rewritten class now: the loop above leaves no broken one.
   const rewritten = results as Map<ParsedEntry, ClassResult | FrameworkClassResult>;
-  const { entries, reports, excluded } = await outputEntries(input.entries, parsedByEntry, rewritten, plans, warnings);
-  if (input.kind === 'dir') await writeDir(req.output, entries);
-  else await writeJar(req.output, entries);
-  return summarize(req, parsed.length + skippedClasses.length, excluded, reports, skippedClasses, warnings);
+  const parsedByEntry = new Map(parsed.map((p) => [p.entry, p]));
+  const built = await unitOutputs(units, parsedByEntry, rewritten, plans, warnings);
+  await writeOutputs(built.outputs.map((o) => (req.outputFolder === undefined ? o : { ...o, under: req.outputFolder })));
+  const summary = summarize(req, parsed.length + skippedClasses.length, built.excluded, built.reports, skippedClasses, warnings);
+  const inputs = [req.input, ...(req.more ?? []).map((m) => m.input)];
+  return { ...summary, input: inputs.join(', '), output: req.outputFolder ?? req.output, units: units.length > 1 ? built.units : [], notes };
 }
 
-/** The output, in input order: each rewritten class followed by the classes it adds, then the runtime. */
-async function outputEntries(
+/**
+ * The header of every class of the program, in class path order. Only headers are read up front:
+ * keeping the model of every class alive until the end made each young-generation GC copy it
+ * (guava: a fifth of the run was GC). Each class is parsed whole when it is rewritten, and its model
+ * dropped right after.
+ */
+function readHeaders(
+  units: readonly Unit[],
+  filter: ClassFilter,
+  skipBroken: boolean,
+  skippedClasses: { entry: string; reason: string }[],
+  warnings: string[],
+): ParsedEntry[] {
+  const parsed: ParsedEntry[] = [];
+  const firstOf = new Map<string, { where: string; data: Uint8Array; unit: Unit }>();
+  for (const unit of units) {
+    for (const entry of unit.entries) {
+      if (!entry.isClass || (unit.web && !entry.name.startsWith('WEB-INF/classes/'))) continue;
+      const where = unit.prefix + entry.name;
+      try {
+        const h = readClassHeader(entry.data, where, 'input');
+        if (h.name.startsWith(RT.PACKAGE_PREFIX)) {
+          throw new KomoriumError(`${unit.label}: already instrumented (it contains ${entry.name})`);
+        }
+        const versioned = VERSIONED.test(entry.name);
+        const first = versioned ? undefined : firstOf.get(h.name);
+        if (first && first.unit !== unit) {
+          const why = duplicateClass(first, { where, data: entry.data });
+          if (why !== null) {
+            warnings.push(why);
+            continue;
+          }
+        } else if (!versioned) firstOf.set(h.name, { where, data: entry.data, unit });
+        const header: ClassHeader = {
+          thisClass: h.name,
+          superClass: h.superName,
+          interfaces: h.interfaces,
+          access: h.access,
+          methods: h.methods,
+          fields: h.fields,
+          instrumented: filter.accepts(h.name),
+          versioned,
+        };
+        parsed.push({ entry, header, unit, where });
+      } catch (e) {
+        if (!(e instanceof ClassFormatError) || !skipBroken) throw e;
+        skippedClasses.push({ entry: where, reason: e.detail });
+        warnings.push(`${where}: copied unchanged, it does not parse: ${e.detail}`);
+      }
+    }
+  }
+  return parsed;
+}
+
+type AnyReport = ClassReport | FrameworkClassReport;
+
+/**
+ * Each unit's output entries. Nested jars first (they come after their archive in `units`), so
+ * that their archive copies them rewritten, into the same entry, stored as they were.
+ */
+async function unitOutputs(
+  units: readonly Unit[],
+  parsedByEntry: Map<Entry, ParsedEntry>,
+  results: Map<ParsedEntry, ClassResult | FrameworkClassResult>,
+  plans: Map<string, ClassPlan>,
+  warnings: string[],
+): Promise<{ outputs: Output[]; reports: AnyReport[]; excluded: number; units: InstrumentSummary['units'] }> {
+  const replaced = new Map<Entry, Entry>();
+  const needsRuntime = new Set<Unit>();
+  const outputs: Output[] = [];
+  const reports: AnyReport[] = [];
+  const summaries: InstrumentSummary['units'] = [];
+  let excluded = 0;
+  for (const unit of [...units].reverse()) {
+    const entries = unit.entries.map((e) => replaced.get(e) ?? e);
+    const top = unit.parent?.unit ?? unit;
+    const out = outputEntries(entries, parsedByEntry, results, plans, warnings, unit.prefix ? `${unit.label}: ` : '');
+    reports.unshift(...out.reports);
+    excluded += out.excluded;
+    if (out.reports.length > 0) needsRuntime.add(top);
+    // The runtime goes once into each given archive, where all its loaders find it, not into nested jars.
+    if (!unit.parent && needsRuntime.has(unit)) out.entries.push(...(await runtimeAt(runtimeFolder(unit.entries), out.entries)));
+    const classes = entries.filter((e) => parsedByEntry.has(e)).length;
+    summaries.unshift({ input: unit.label, output: unit.output?.path ?? unit.label, classes, rewritten: out.reports.length });
+    if (unit.parent) {
+      if (out.reports.length > 0) replaced.set(unit.parent.entry, { ...unit.parent.entry, data: await jarBytes(out.entries) });
+    } else {
+      outputs.unshift({ path: unit.output!.path, kind: unit.output!.kind, entries: relinkClassPath(unit, out.entries, units) });
+    }
+  }
+  return { outputs, reports, excluded, units: summaries };
+}
+
+/** The output, in input order: each rewritten class followed by the classes it adds. */
+function outputEntries(
   inputEntries: readonly Entry[],
   parsedByEntry: Map<Entry, ParsedEntry>,
   results: Map<ParsedEntry, ClassResult | FrameworkClassResult>,
   plans: Map<string, ClassPlan>,
   warnings: string[],
-): Promise<{ entries: Entry[]; reports: (ClassReport | FrameworkClassReport)[]; excluded: number }> {
-  const reports: (ClassReport | FrameworkClassReport)[] = [];
+  /** Put before warnings: '' for the only jar. */
+  label: string,
+): { entries: Entry[]; reports: AnyReport[]; excluded: number } {
+  const reports: AnyReport[] = [];
   const out: Entry[] = [];
   let excluded = 0;
   for (const entry of inputEntries) {
@@ -169,14 +247,17 @@ async function outputEntries(
   if (reports.length > 0) {
     const stripped = stripSignature(entries);
     if (stripped.removed.length > 0) {
-      warnings.push(`removed the jar signature (${stripped.removed.join(', ')}): its classes changed`);
+      warnings.push(`${label}removed the jar signature (${stripped.removed.join(', ')}): its classes changed`);
       entries = stripped.entries;
     }
-    const present = new Set(entries.map((e) => e.name));
-    for (const r of await runtimeEntries()) if (!present.has(r.name)) entries.push(r);
   }
-
   return { entries, reports, excluded };
+}
+
+/** The runtime's entries under `folder`, except those the archive holds already. */
+async function runtimeAt(folder: string, entries: readonly Entry[]): Promise<Entry[]> {
+  const present = new Set(entries.map((e) => e.name));
+  return (await runtimeEntries()).map((r) => ({ ...r, name: folder + r.name })).filter((r) => !present.has(r.name));
 }
 
 /** Below this many classes, starting workers costs more than it saves. */
@@ -194,7 +275,7 @@ async function rewriteAll(
   if (workers > 1) {
     const { rewriteInWorkers } = await import('./parallel.js');
     const out = await rewriteInWorkers(
-      todo.map((p) => ({ name: p.entry.name, data: p.entry.data })),
+      todo.map((p) => ({ name: p.where, data: p.entry.data })),
       { headers, classpath: req.classpath, mode: req.mode },
       workers,
       warnings,
@@ -205,7 +286,7 @@ async function rewriteAll(
   }
   for (let i = 0; i < todo.length; i++) {
     const p = todo[i]!;
-    results.set(p, rewriteEntry(p.entry, program, req.mode, warnings));
+    results.set(p, rewriteEntry({ ...p.entry, name: p.where }, program, req.mode, warnings));
     req.progress?.(i + 1, todo.length);
   }
   return results;
@@ -229,7 +310,7 @@ function summarize(
   all: (ClassReport | FrameworkClassReport)[],
   skippedClasses: { entry: string; reason: string }[],
   warnings: string[],
-): InstrumentSummary {
+): Omit<InstrumentSummary, 'units' | 'notes'> {
   const totals = emptyCounts();
   const reports = all.filter((r): r is ClassReport => !('layouts' in r));
   const frameworkReports = all.filter((r): r is FrameworkClassReport => 'layouts' in r);

@@ -13,11 +13,11 @@ import { instrumentClassWithKinds, type FrameworkClassResult } from '../framewor
 import { layoutFor, type LayoutName } from '../framework/layout/context.js';
 import type { Trigger } from '../framework/probes.js';
 import { parseKinds } from '../kinds/index.js';
-import { RT } from './runtime-names.js';
-import { planClass, type ClassPlan } from './plan.js';
-import { emptyReport, instrumentClass, type ClassResult, type InstrumentOptions } from './class-transform.js';
-import type { CallSite, ProgramView } from './calls.js';
-import { stubClass } from './stub.js';
+import { RT } from '../kinds/komorium/runtime-names.js';
+import { planClass, type ClassPlan } from '../kinds/komorium/plan.js';
+import { emptyReport, instrumentClass, type ClassResult, type InstrumentOptions } from '../kinds/komorium/class-transform.js';
+import type { CallSite, ProgramView } from '../kinds/komorium/calls.js';
+import { stubClass } from '../kinds/komorium/stub.js';
 
 /** What `instrument` builds into each class: Komorium's, or the framework's kinds. Plain data, so it can go to a worker. */
 export type InstrumentMode =
@@ -158,6 +158,7 @@ function rewriteWithKinds(
         layouts: { 'full-dup': 0, 'partial-dup': 0, 'no-dup': 0, exhaustive: 0 },
         sites: 0,
         probes: 0,
+        outOfLine: 0,
         fallbacks: [],
         leftAsIs: [{ method: '*', reason: `the class could not be rewritten: ${e.message}` }],
       },

@@ -12,6 +12,8 @@ export interface Entry {
   date?: Date;
   unixPermissions?: number;
   comment?: string;
+  /** Written without compression, as it was read (a jar nested in a Spring Boot jar must be). */
+  stored?: boolean;
 }
 
 export interface Input {

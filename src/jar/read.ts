@@ -36,6 +36,7 @@ export async function readJar(path: string, data: Uint8Array): Promise<Entry[]> 
     };
     if (z.unixPermissions !== undefined) entry.unixPermissions = z.unixPermissions;
     if (z.comment) entry.comment = z.comment;
+    if (z.stored) entry.stored = true;
     return entry;
   });
   return withoutRepeats(path, entries);

@@ -29,10 +29,11 @@ function isInside(child: string, folder: string): boolean {
 
 /**
  * Throws UsageError when writing `output` could destroy or alter `input`: the same file (also
- * through links), output inside an input folder, the input inside an output folder, or an output
- * of the wrong kind (a folder where a jar goes, or a file where a class folder goes).
+ * through links), output inside an input folder, or the input inside an output folder. For the
+ * input's own output (`own`), also an output of the wrong kind: a folder where a jar goes, or a
+ * file where a class folder goes (a class folder is written as a jar only to a name ending in .jar).
  */
-export function assertSafeOutput(input: string, output: string): void {
+export function assertSafeOutput(input: string, output: string, own = true): void {
   const inStat = statOrNull(input);
   if (inStat === null) throw new UsageError(`input ${input} does not exist`);
   const realIn = realpathSync(resolve(input));
@@ -46,10 +47,14 @@ export function assertSafeOutput(input: string, output: string): void {
   if (outStat?.isDirectory() && isInside(realIn, realOut)) {
     throw new UsageError(`input ${input} is inside the output folder ${output}: give a path outside it`);
   }
+  if (!own) return;
   if (inStat.isFile() && outStat?.isDirectory()) {
     throw new UsageError(`output ${output} is a folder, but the input is a jar: give the path of the output jar`);
   }
-  if (inStat.isDirectory() && outStat !== null && !outStat.isDirectory()) {
-    throw new UsageError(`output ${output} is a file, but the input is a class folder: give a folder path`);
+  if (inStat.isDirectory() && outStat !== null && !outStat.isDirectory() && !JAR_NAME.test(output)) {
+    throw new UsageError(`output ${output} is a file, but the input is a class folder: give a folder path, or a name ending in .jar`);
   }
 }
+
+/** The output names a class folder is written to as a jar. */
+export const JAR_NAME = /\.(jar|zip|war)$/i;

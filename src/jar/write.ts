@@ -65,7 +65,7 @@ function checkNames(entries: readonly Entry[]): void {
 export async function jarBytes(entries: readonly Entry[]): Promise<Uint8Array> {
   checkNames(entries);
   return writeZip(
-    entries.map((e) => ({ name: e.name, data: e.data, isDirectory: isDirectoryEntry(e), comment: e.comment })),
+    entries.map((e) => ({ name: e.name, data: e.data, isDirectory: isDirectoryEntry(e), comment: e.comment, stored: e.stored })),
     FIXED_DATE,
   );
 }
@@ -102,18 +102,64 @@ function targetOf(root: string, name: string): string {
  * folder as it was: the temporary files and the folders this call created are removed.
  */
 export async function writeDir(path: string, entries: readonly Entry[]): Promise<void> {
-  checkNames(entries);
-  const root = resolve(path);
-  await checkFolder(dirname(root), path);
+  await writeOutputs([{ path, kind: 'dir', entries }]);
+}
+
+/** One output of `instrument`: a jar, or a folder of files. */
+export interface Output {
+  path: string;
+  kind: 'jar' | 'dir';
+  entries: readonly Entry[];
+  /**
+   * The folder that holds several outputs (`instrument a.jar lib/b.jar -d out`): it and the
+   * folders between it and `path` are created when missing; its own parent must exist.
+   */
+  under?: string;
+}
+
+/**
+ * Writes several outputs as one: every file goes to a temporary file first, and only when all are
+ * written are they renamed into place. A failure removes the temporary files and the folders this
+ * call created, so no output is half written (the renames themselves are not one atomic step).
+ */
+export async function writeOutputs(outputs: readonly Output[]): Promise<void> {
   /** The outermost folders this call created (mkdir -p's first created folder). */
   const created: string[] = [];
   const temps: { tmp: string; target: string }[] = [];
   try {
-    await writeDirFiles(root, path, entries, created, temps);
+    for (const o of outputs) {
+      checkNames(o.entries);
+      const root = resolve(o.path);
+      if (o.under === undefined) {
+        await checkFolder(dirname(root), o.path);
+      } else {
+        await checkFolder(dirname(resolve(o.under)), o.under);
+        await makeFolder(dirname(root), created);
+      }
+      if (o.kind === 'dir') await writeDirFiles(root, o.path, o.entries, created, temps);
+      else temps.push({ tmp: await writeTemp(o.path, await jarBytes(o.entries), true), target: o.path });
+    }
+    for (const t of temps) {
+      try {
+        await rename(t.tmp, t.target);
+      } catch (e) {
+        throw writeError(t.target, e);
+      }
+    }
   } catch (e) {
     await Promise.allSettled(temps.map((t) => rm(t.tmp, { force: true })));
     for (const d of created.reverse()) await rm(d, { recursive: true, force: true }).catch(() => undefined);
     throw e;
+  }
+}
+
+/** mkdir -p, remembering the outermost folder it created. */
+async function makeFolder(dir: string, created: string[], shown = dir): Promise<void> {
+  try {
+    const first = await mkdir(dir, { recursive: true });
+    if (first !== undefined) created.push(first);
+  } catch (e) {
+    throw writeError(shown, e);
   }
 }
 
@@ -124,12 +170,7 @@ async function writeDirFiles(
   created: string[],
   temps: { tmp: string; target: string }[],
 ): Promise<void> {
-  try {
-    const first = await mkdir(root, { recursive: true });
-    if (first !== undefined) created.push(first);
-  } catch (e) {
-    throw writeError(path, e);
-  }
+  await makeFolder(root, created, path);
   const files: { target: string; data: Uint8Array }[] = [];
   const folders = new Set<string>();
   for (const e of entries) {
@@ -141,14 +182,7 @@ async function writeDirFiles(
       if (dirname(target) !== root) folders.add(dirname(target));
     }
   }
-  for (const f of [...folders].sort()) {
-    try {
-      const first = await mkdir(f, { recursive: true });
-      if (first !== undefined) created.push(first);
-    } catch (e) {
-      throw writeError(f, e);
-    }
-  }
+  for (const f of [...folders].sort()) await makeFolder(f, created);
   // A few writes in flight hide the per-file latency without exhausting file handles. Every
   // worker stops at the first failure, and all have stopped before the caller cleans up.
   let next = 0;
@@ -167,11 +201,4 @@ async function writeDirFiles(
   const results = await Promise.allSettled(Array.from({ length: Math.min(8, files.length) }, worker));
   const failure = results.find((r) => r.status === 'rejected');
   if (failure) throw failure.reason;
-  for (const t of temps) {
-    try {
-      await rename(t.tmp, t.target);
-    } catch (e) {
-      throw writeError(t.target, e);
-    }
-  }
 }

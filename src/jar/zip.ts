@@ -16,6 +16,8 @@ export interface ZipEntry {
   comment: string;
   /** Unix mode bits, when the entry was made on Unix. */
   unixPermissions?: number;
+  /** Kept without compression (method 0): Spring Boot's loader reads nested jars in place and requires it. */
+  stored?: boolean;
 }
 
 const LOCAL = 0x04034b50;
@@ -202,6 +204,7 @@ export function readZip(path: string, bytes: Uint8Array): ZipEntry[] {
       date: fromDos(e.date, e.time),
       comment: e.comment,
     };
+    if (e.method === 0 && entry.data.length > 0) entry.stored = true;
     if (e.madeBy >> 8 === 3 && e.external >>> 16 !== 0) entry.unixPermissions = e.external >>> 16;
     return entry;
   });
@@ -211,7 +214,10 @@ export function readZip(path: string, bytes: Uint8Array): ZipEntry[] {
  * A zip of `entries` in the given order, with one fixed timestamp: the same entries give the same
  * bytes (for the same Node version, whose bundled zlib does the deflating).
  */
-export function writeZip(entries: readonly { name: string; data: Uint8Array; isDirectory: boolean; comment?: string }[], date: Date): Uint8Array {
+export function writeZip(
+  entries: readonly { name: string; data: Uint8Array; isDirectory: boolean; comment?: string; stored?: boolean }[],
+  date: Date,
+): Uint8Array {
   const { date: dosDate, time: dosTime } = dosDateTime(date);
   const parts: Uint8Array[] = [];
   const central: Uint8Array[] = [];
@@ -221,7 +227,7 @@ export function writeZip(entries: readonly { name: string; data: Uint8Array; isD
     const comment = Buffer.from(e.comment ?? '', 'utf8');
     const flags = /[^\x00-\x7f]/.test(e.name) || /[^\x00-\x7f]/.test(e.comment ?? '') ? UTF8_FLAG : 0;
     const data = e.isDirectory ? new Uint8Array(0) : e.data;
-    const method = data.length === 0 ? 0 : 8;
+    const method = data.length === 0 || e.stored ? 0 : 8;
     const stored = method === 8 ? deflateRawSync(data, { level: 6 }) : data;
     const crc = crc32(data);
     const local = Buffer.alloc(30);

@@ -35,7 +35,7 @@ export function mergeProfiles(profiles: Profile[]): Profile {
   return buildProfile(
     {
       name: '<merged>',
-      version: first.version,
+      version: 2,
       headers: [...first.headers.filter((h) => h.key !== 'merged'), { key: 'merged', value: `${profiles.length} profiles` }],
       agent: first.agent,
       unit: first.unit,

@@ -73,6 +73,9 @@ export interface Profile {
 /** The class of the pseudo-method that marks a reified stack cut at `komorium.stackSize`. */
 export const TRUNCATED_CLASS = '<truncated>';
 
+/** The class of the pseudo-method that stands for the frames between a call-out and its callback. */
+export const UNINSTRUMENTED_CLASS = '[uninstrumented]';
+
 /**
  * The method key. Class names cannot contain '.', method names cannot contain '.' (JVMS 4.2.2), and a
  * descriptor starts with '(', so NUL joins them unambiguously for every name a JVM would load.

@@ -233,7 +233,10 @@ export function diffSummaryLines(d: DiffResult, opts: NameOptions = {}): string[
   out.push('', `A  ${a.name}`, ...headerLines(a), `B  ${b.name}`, ...headerLines(b), '');
   const t = d.totalBytecodes;
   out.push(`Total bytecodes: ${formatInt(t.a)} → ${formatInt(t.b)} (${formatSignedInt(t.delta)}, ${formatSignedPct(t.growth)})`);
-  out.push(`Overlap (seed 002 §7.1): calling contexts ${formatPct(d.overlap.total, 2)}, methods ${formatPct(d.overlap.methodOverlap, 2)}`);
+  out.push(
+    `Overlap: calling contexts ${formatPct(d.overlap.total, 2)}, methods ${formatPct(d.overlap.methodOverlap, 2)} ` +
+      '(how much of the two runs agrees: for each calling context, or method, the smaller of its shares of A and of B, summed; 100% is the same profile)',
+  );
   for (const w of d.warnings) out.push(`Warning: ${w}`);
   return out;
 }

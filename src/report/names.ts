@@ -2,7 +2,7 @@
  * Human-readable method names and numbers for every report. Formatting is done by hand rather than
  * with Intl so that reports are byte-identical on every machine and locale (users diff them).
  */
-import { TRUNCATED_CLASS, type MethodEntry } from '../profile/model.js';
+import { TRUNCATED_CLASS, UNINSTRUMENTED_CLASS, type MethodEntry } from '../profile/model.js';
 import { javaName } from '../classfile/names.js';
 
 export interface NameOptions {
@@ -67,6 +67,7 @@ export function javaTypeName(internal: string, qualified = false): string {
 export function methodName(m: MethodEntry | null, opts: NameOptions = {}): string {
   if (m === null) return 'all';
   if (m.className === TRUNCATED_CLASS) return '<truncated stack>';
+  if (m.className === UNINSTRUMENTED_CLASS) return UNINSTRUMENTED_CLASS;
   if (opts.rawDescriptors) return `${m.className}.${m.name}${m.descriptor}`;
   const params = javaParams(m.descriptor, opts.qualifiedParams);
   const owner = javaName(m.className);

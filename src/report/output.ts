@@ -1,11 +1,12 @@
 /** Writing report files and parsing percentage options, shared by the report, diff and merge commands. */
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { KomoriumError, UsageError } from '../errors.js';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { UsageError } from '../errors.js';
+import { writeError } from '../jar/fs-errors.js';
 
 /**
  * Writes `text` to `path` atomically (temp file + rename), so a CI job never picks up half a
- * profile or report; to stdout when `path` is undefined or `-`.
+ * profile or report; to stdout when `path` is undefined or `-`. The folder must exist, as for
+ * every command's output: a mistyped path is an error, not a new folder.
  */
 export function writeOutput(path: string | undefined, text: string): void {
   if (path === undefined || path === '-') {
@@ -14,12 +15,11 @@ export function writeOutput(path: string | undefined, text: string): void {
   }
   const tmp = `${path}.tmp-${process.pid}`;
   try {
-    mkdirSync(dirname(path), { recursive: true });
     writeFileSync(tmp, text);
     renameSync(tmp, path);
   } catch (e) {
     rmSync(tmp, { force: true });
-    throw new KomoriumError(`${path}: cannot write: ${(e as Error).message}`);
+    throw writeError(path, e);
   }
 }
 

@@ -5,7 +5,7 @@ import { accuracyOf, type KindAccuracy } from '../../kinds/documents.js';
 import { formatInt, formatPct, table } from '../../report/names.js';
 import { diffProfiles, diffSummaryLines, renderDiffHtml, renderDiffJson, renderDiffText, type DiffOptions } from '../../report/diff.js';
 import { parseCount, parsePercent, writeOutput } from '../../report/output.js';
-import { formatFromOutput } from './report.js';
+import { checkOutputName, formatFromOutput } from './report.js';
 
 const DIFF_FORMATS = ['text', 'json', 'html'] as const;
 
@@ -59,7 +59,10 @@ export const diffCommand: CommandModule<object, DiffArgs> = {
     y
       .positional('a', { type: 'string', demandOption: true, describe: 'the baseline profile' })
       .positional('b', { type: 'string', demandOption: true, describe: 'the profile to check against it' })
-      .option('fail-under', { type: 'string', describe: 'gate: exit 1 when the calling-context overlap (seed 002 §7.1) is under P percent' })
+      .option('fail-under', {
+        type: 'string',
+        describe: 'gate: exit 1 when the overlap (the smaller of the two shares of each calling context, summed) is under P percent',
+      })
       .option('max-growth', {
         type: 'string',
         describe: 'gate: exit 1 when the total bytecodes, or a --method\'s bytecodes including callees, grew more than X%',
@@ -107,7 +110,9 @@ export const diffCommand: CommandModule<object, DiffArgs> = {
       rawDescriptors: args['raw-descriptors'],
     };
     if (args.method.length > 0 && opts.maxGrowth === undefined) throw new UsageError('--method selects what --max-growth limits: give --max-growth too');
-    const format = args.format ?? formatFromOutput(args.output) ?? 'text';
+    const named = formatFromOutput(args.output);
+    const format = args.format ?? (named === 'collapsed' ? undefined : named) ?? 'text';
+    checkOutputName(args.output, format, DIFF_FORMATS);
     if (format === 'html' && args.output === undefined && process.stdout.isTTY) {
       throw new UsageError('--format html writes a whole web page: give -o diff.html (or redirect stdout)');
     }

@@ -9,6 +9,8 @@ import { readInput } from '../../jar/index.js';
 import { computeBlocks } from '../../analysis/blocks.js';
 import { listClass } from '../../inspect/listing.js';
 import { KomoriumError } from '../../errors.js';
+import type { MemberInfo } from '../../classfile/model.js';
+import { extendDescriptor, extendedName } from '../../kinds/komorium/runtime-names.js';
 import { javaName } from '../../classfile/names.js';
 
 interface InspectArgs {
@@ -61,14 +63,44 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
     if (!cf || (wanted && cf.thisClass !== wanted)) {
       throw new KomoriumError(`${a.input}: no class ${a.class}`);
     }
-    const methods = a.method;
+    const select = a.method === undefined ? undefined : methodSelection(cf, a.method, a.input);
+    if (select?.note) process.stdout.write(`// ${select.note}\n`);
     process.stdout.write(
       listClass(cf, {
         blocks: (code) => computeBlocks(code, { maxPath: a['max-path'] }),
-        methods: methods ? (m) => m.name === methods || m.name + m.desc === methods : undefined,
+        methods: select?.accepts,
         frames: a.frames,
         debugTables: a['debug-tables'],
       }),
     );
   },
 };
+
+/**
+ * The methods `-m name` (or `-m name(desc)`) lists. In an instrumented class the method of that
+ * name is the wrapper, and its instrumented body is `name$komorium` with three more arguments:
+ * both are listed, with a note saying which is which. No match is bad input.
+ */
+function methodSelection(cf: ClassFile, wanted: string, input: string): { accepts: (m: MemberInfo) => boolean; note?: string } {
+  const paren = wanted.indexOf('(');
+  const name = paren < 0 ? wanted : wanted.slice(0, paren);
+  const desc = paren < 0 ? undefined : wanted.slice(paren);
+  const plain = (m: MemberInfo) => m.name === name && (desc === undefined || m.desc === desc);
+  const extended = (m: MemberInfo) =>
+    name !== extendedName(name) && m.name === extendedName(name) && (desc === undefined || m.desc === extendDescriptor(desc));
+  const found = cf.methods.filter(plain);
+  const className = javaName(cf.thisClass);
+  if (found.length === 0) {
+    const names = [...new Set(cf.methods.map((m) => m.name))];
+    throw new KomoriumError(
+      `${input}: class ${className} has no method ${wanted} (it has ${names.slice(0, 12).join(', ')}${names.length > 12 ? ', …' : ''})`,
+    );
+  }
+  const bodies = cf.methods.filter(extended);
+  if (bodies.length === 0) return { accepts: plain };
+  const listed = bodies.map((m) => `${m.name}${m.desc}`).join(', ');
+  return {
+    accepts: (m) => plain(m) || extended(m),
+    note: `${className} is instrumented: ${name} is the wrapper that keeps its signature; its instrumented body is ${listed}, listed below it`,
+  };
+}

@@ -1,4 +1,4 @@
-import { basename, dirname, extname, join } from 'node:path';
+import { basename, delimiter, dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { statSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
 import { instrumentProgram, type InstrumentSummary } from '../../instrument/program.js';
@@ -13,8 +13,9 @@ import type { Trigger } from '../../framework/probes.js';
 import type { InstrumentMode } from '../../instrument/rewrite.js';
 
 interface InstrumentArgs {
-  input: string;
+  inputs: string[];
   output?: string;
+  'output-dir'?: string;
   classpath: string[];
   include: string[];
   exclude: string[];
@@ -59,11 +60,50 @@ export function defaultOutput(input: string): string {
   return join(dirname(input), basename(input, ext) + '-komorium' + ext);
 }
 
+/** The folder that holds every path (resolved, links not followed). */
+function commonFolder(paths: readonly string[]): string {
+  const split = paths.map((p) => dirname(resolve(p)).split(sep));
+  const common: string[] = [];
+  for (let i = 0; split.every((parts) => i < parts.length && parts[i] === split[0]![i]); i++) common.push(split[0]![i]!);
+  return common.join(sep) || sep;
+}
+
+/**
+ * Each input with its output: `-o` for the only input, or its path under `-d` relative to the
+ * folder that holds all inputs, so that relative manifest Class-Paths (`lib/dep.jar`) still
+ * resolve. Refuses outputs that would overwrite or land in an input.
+ */
+export function outputsOf(inputs: readonly string[], output: string | undefined, folder: string | undefined): { input: string; output: string }[] {
+  if (output !== undefined && folder !== undefined) throw new UsageError('give either -o (one output) or -d (a folder for the outputs), not both');
+  if (inputs.length > 1 && output !== undefined) {
+    throw new UsageError(`${inputs.length} inputs are rewritten as one program into a folder: give -d FOLDER instead of -o`);
+  }
+  if (inputs.length > 1 && folder === undefined) {
+    throw new UsageError(`${inputs.length} inputs are rewritten as one program into a folder: give -d FOLDER`);
+  }
+  const base = commonFolder(inputs);
+  const pairs = inputs.map((input) => ({
+    input,
+    output: folder !== undefined ? join(folder, relative(base, resolve(input))) : (output ?? defaultOutput(input)),
+  }));
+  const seen = new Map<string, string>();
+  for (const p of pairs) {
+    const other = seen.get(resolve(p.output));
+    if (other !== undefined) throw new UsageError(`${other} and ${p.input} would both be written to ${p.output}`);
+    seen.set(resolve(p.output), p.input);
+    for (const q of pairs) assertSafeOutput(q.input, p.output, q === p);
+  }
+  return pairs;
+}
+
 export function formatSummary(s: InstrumentSummary): string {
   if (s.frameworkReports.length > 0) return formatFrameworkSummary(s);
   const t = s.totals;
+  const jars = s.units.map((u) => `    ${u.input}: ${u.classes} classes, ${u.rewritten} rewritten${u.output === u.input ? '' : ` -> ${u.output}`}`);
+  if (jars.length > 0) jars.unshift(`  jars      ${jars.length}, rewritten as one program (calls between them pass the reified stack)`);
   const lines = [
     `instrumented ${s.input} -> ${s.output}`,
+    ...jars,
     `  classes   ${s.classes} (${s.instrumentedClasses} rewritten, ${s.excludedClasses} left alone by --include/--exclude, ${s.skippedClasses.length} broken and copied)`,
     `  methods   ${t.methods} (${t.instrumented} instrumented, ${t.leaf} leaf, ${t.wrappers} wrappers, ${t.reverseWrappers} reverse wrappers, ${t.forwarders} forwarders)`,
     `  inserted  ${t.blocks} blocks, ${t.counters} counters, ${t.checks} granularity checks` +
@@ -81,6 +121,7 @@ export function formatSummary(s: InstrumentSummary): string {
     "grew past HotSpot's 8000-byte HugeMethodLimit and will stay interpreted; run with -XX:-DontCompileHugeMethods (komorium-ts run does)",
   );
   note(s.withoutMaxPath, 'would outgrow 64 KiB with --max-path checks and were instrumented without them');
+  for (const n of s.notes) lines.push(`note: ${n}`);
   for (const w of s.warnings) lines.push(`warning: ${w}`);
   return lines.join('\n');
 }
@@ -107,17 +148,32 @@ function formatFrameworkSummary(s: InstrumentSummary): string {
     const names = list.slice(0, 3).map((f) => `${javaName(f.className)}.${f.method}`);
     lines.push(`    ${list.length} × ${reason} (${names.join(', ')}${list.length > 3 ? ', …' : ''})`);
   }
+  for (const n of s.notes) lines.push(`note: ${n}`);
   for (const w of s.warnings) lines.push(`warning: ${w}`);
   return lines.join('\n');
 }
 
 export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
-  command: 'instrument <input>',
-  describe: 'Rewrite every class of a jar or class folder so that it profiles itself',
+  command: 'instrument <inputs..>',
+  describe: 'Rewrite every class of a jar or class folder (or of all the jars of a program) so that it profiles itself',
   builder: (y: Argv) =>
     y
-      .positional('input', { type: 'string', demandOption: true, describe: 'a jar, or a folder of .class files' })
-      .option('output', { alias: 'o', type: 'string', describe: 'output jar or folder [default: <input>-komorium.jar]' })
+      .positional('inputs', {
+        type: 'string',
+        array: true,
+        demandOption: true,
+        describe: `a jar or a folder of .class files; several (or one list separated by '${delimiter}') are rewritten as one program`,
+      })
+      .option('output', {
+        alias: 'o',
+        type: 'string',
+        describe: 'output jar or folder of one input; a folder input named x.jar is written as a jar [default: <input>-komorium.jar]',
+      })
+      .option('output-dir', {
+        alias: 'd',
+        type: 'string',
+        describe: 'folder for the outputs, each at its path relative to the folder that holds all inputs (created if missing)',
+      })
       .option('classpath', { alias: 'cp', type: 'string', array: true, default: [], describe: `jars the input needs but that are not rewritten (${CLASSPATH_HELP})` })
       .option('include', { type: 'string', array: true, default: [], describe: 'rewrite only classes matching (com.foo.**, com.foo.*, *Test)' })
       .option('exclude', { type: 'string', array: true, default: [], describe: 'leave classes matching as they are' })
@@ -154,6 +210,7 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
       .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print only warnings' })
       .option('report-json', { type: 'string', describe: 'also write the per-class report as JSON to this file' })
       .example('$0 instrument app.jar', 'writes app-komorium.jar')
+      .example('$0 instrument app.jar lib/*.jar -d out', 'one program: writes out/app.jar and out/lib/*.jar')
       .example('$0 instrument app.jar --cp lib/dep.jar', 'dep.jar only resolves types: not rewritten')
       .epilogue(
         'Then run the output with any java 8 or newer (the runtime is inside it); the profile is written at exit:\n' +
@@ -167,12 +224,13 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
       }) as unknown as Argv<InstrumentArgs>,
   handler: async (args) => {
     const mode = instrumentMode(args);
-    const output = args.output ?? defaultOutput(args.input);
-    assertSafeOutput(args.input, output);
+    const pairs = outputsOf(classpathElements(args.inputs), args.output, args['output-dir']);
     const bar = progressBar('instrumenting');
     const summary = await instrumentProgram({
-      input: args.input,
-      output,
+      input: pairs[0]!.input,
+      output: pairs[0]!.output,
+      more: pairs.slice(1),
+      outputFolder: args['output-dir'],
       classpath: classpathElements(args.classpath),
       include: args.include,
       exclude: args.exclude,

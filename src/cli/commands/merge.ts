@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { KomoriumError } from '../../errors.js';
@@ -49,7 +49,9 @@ export const mergeCommand: CommandModule<object, MergeArgs> = {
       .example('$0 merge build/komorium/test -o test.kprof', 'every profile the forked test JVMs wrote there') as unknown as Argv<MergeArgs>,
   handler: (args) => {
     const paths = expandProfileArgs(args.profiles);
-    const merged = mergeDocuments(paths.map((p) => readDocument(p)));
+    const docs = paths.map((p) => readDocument(p));
+    for (const w of repeatedProfiles(paths)) process.stderr.write(`komorium-ts: warning: ${w}\n`);
+    const merged = mergeDocuments(docs);
     writeOutput(args.output, merged.text);
     const k = merged.komorium;
     const what = k === null
@@ -60,3 +62,29 @@ export const mergeCommand: CommandModule<object, MergeArgs> = {
     process.stdout.write(`merged ${paths.length} profiles into ${args.output}: ${what}\n`);
   },
 };
+
+/**
+ * The same run given twice is counted twice: one file named twice, or a profile and its copy that a
+ * shell glob both matched. The same file, or the same header (JVM, date, pid) and data, is one run.
+ */
+function repeatedProfiles(paths: readonly string[]): string[] {
+  const firstSeen = new Map<string, string>();
+  const warnings: string[] = [];
+  paths.forEach((path, i) => {
+    // A run's header (JVM, date, pid) and data are its file's bytes.
+    const run = readFileSync(path, 'utf8');
+    const keys = [`file ${realOrSame(paths[i]!)}`, `run ${run}`];
+    const earlier = keys.map((k) => firstSeen.get(k)).find((f) => f !== undefined);
+    if (earlier !== undefined) warnings.push(`${paths[i]} is the same profile as ${earlier} (the same run): its counts are added twice`);
+    else for (const k of keys) firstSeen.set(k, paths[i]!);
+  });
+  return warnings;
+}
+
+function realOrSame(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}

@@ -26,14 +26,43 @@ interface ReportArgs {
   method?: string;
 }
 
-/** `-o flame.html` alone should give a flame graph, not a text file named .html. */
+/** The format an output name asks for by its extension: `-o flame.html` alone gives a flame graph. */
+const NAMED: [RegExp, ReportFormat][] = [
+  [/\.html?$/i, 'html'],
+  [/\.json$/i, 'json'],
+  [/\.(folded|collapsed)$/i, 'collapsed'],
+  [/\.(txt|text)$/i, 'text'],
+  [/\.(dot|gv)$/i, 'dot'],
+];
+
+/** Extensions of formats komorium-ts does not write, and what to do instead. */
+const FOREIGN: [RegExp, string][] = [
+  [/\.svg$/i, 'an SVG: write -o flame.html for a flame graph, or --format collapsed for flamegraph.pl'],
+  [/\.(pb|pprof)(\.gz)?$/i, "pprof's protobuf: write --format collapsed (folded stacks), which speedscope and flamegraph.pl read"],
+  [/\.(png|jpe?g|pdf|jfr|gz|zip)$/i, 'that format: give a name ending in .txt, .folded, .json, .html or .dot'],
+];
+
 export function formatFromOutput(output: string | undefined): ReportFormat | undefined {
   if (output === undefined) return undefined;
-  if (/\.html?$/i.test(output)) return 'html';
-  if (/\.json$/i.test(output)) return 'json';
-  if (/\.(folded|collapsed)$/i.test(output)) return 'collapsed';
-  if (/\.(dot|gv)$/i.test(output)) return 'dot';
-  return undefined;
+  return NAMED.find(([re]) => re.test(output))?.[1];
+}
+
+/**
+ * Refuses an output name whose extension asks for another format than the one written (`-o x.svg`
+ * would otherwise get plain text): the format is written, or the command refuses.
+ */
+export function checkOutputName(output: string | undefined, format: string, formats: readonly string[]): void {
+  if (output === undefined || output === '-') return;
+  const foreign = FOREIGN.find(([re]) => re.test(output));
+  if (foreign) throw new UsageError(`-o ${output}: komorium-ts does not write ${foreign[1]}`);
+  const named = formatFromOutput(output);
+  if (named !== undefined && named !== format) {
+    throw new UsageError(
+      formats.includes(named)
+        ? `-o ${output} names a ${named} file, but --format ${format} was asked for: make them agree`
+        : `-o ${output} names a ${named} file, which this command does not write (it writes ${formats.join(', ')})`,
+    );
+  }
 }
 
 export interface ReportOptions {
@@ -114,6 +143,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       .example('$0 report cbs.kprof --format dot --top 50 | dot -Tsvg > graph.svg', 'the 50 heaviest call edges as a Graphviz graph') as unknown as Argv<ReportArgs>,
   handler: (args) => {
     const format = args.format ?? formatFromOutput(args.output) ?? 'text';
+    checkOutputName(args.output, format, REPORT_FORMATS);
     const options: ReportOptions = {
       format,
       top: parseCount(args.top, '--top', 1),

@@ -3,12 +3,14 @@
  * bytecodes went — the whole loop in one command, like a profiler's launcher.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, delimiter, extname, join, resolve } from 'node:path';
+import { basename, delimiter, dirname, extname, join, resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { instrumentProgram } from '../../instrument/program.js';
 import { readProfile } from '../../profile/read.js';
+import type { Profile } from '../../profile/model.js';
 import { renderText } from '../../report/text.js';
 import { KomoriumError } from '../../errors.js';
 import { CLASSPATH_HELP, classpathElements } from '../classpath.js';
@@ -16,6 +18,8 @@ import { CLASSPATH_HELP, classpathElements } from '../classpath.js';
 interface RunArgs {
   jar: string;
   args: string[];
+  /** The words after `--`: the program's, even those that start with a dash. */
+  '--'?: string[];
   main?: string;
   out?: string;
   agent: string;
@@ -38,12 +42,17 @@ export const runCommand: CommandModule<object, RunArgs> = {
   builder: (y: Argv) =>
     y
       .positional('jar', { type: 'string', demandOption: true, describe: 'the application jar (java -jar), or a jar with --main' })
-      .positional('args', { type: 'string', array: true, default: [], describe: 'arguments for the program (after --)' })
+      .parserConfiguration({ 'populate--': true })
+      .positional('args', { type: 'string', array: true, default: [], describe: 'arguments for the program; put them after -- when one starts with a dash' })
       .option('main', { type: 'string', describe: 'main class; runs java -cp <jar> <main> instead of java -jar' })
       .option('out', { alias: 'o', type: 'string', describe: 'profile file [default: <jar name>.kprof]' })
-      .option('agent', { type: 'string', default: 'sampling', describe: 'sampling, exact, or an agent class name' })
+      .option('agent', {
+        type: 'string',
+        default: 'sampling',
+        describe: 'sampling, exact, none (counts bytecodes, writes no profile: the overhead floor), or an agent class name',
+      })
       .option('granularity', { alias: 'g', type: 'number', default: 10000, describe: 'bytecodes between samples' })
-      .option('random', { type: 'number', default: 0, describe: 'randomize the granularity by 0 <= r < R' })
+      .option('random', { type: 'number', default: 100, describe: 'randomize the granularity by 0 <= r < R (0: constant)' })
       .option('seed', { type: 'number', default: 0, describe: 'seed of the per-thread random generators' })
       .option('jvm-arg', { type: 'string', array: true, default: [], describe: 'extra JVM option, repeatable' })
       .option('java', { type: 'string', default: 'java', describe: 'the java launcher to run' })
@@ -53,8 +62,14 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('exclude', { type: 'string', array: true, default: [], describe: 'leave classes matching as they are (as for instrument)' })
       .option('checks', { choices: ['all', 'optimized'] as const, default: 'optimized' as const, describe: 'as for instrument' })
       .option('max-path', { type: 'number', default: 50, describe: 'as for instrument' })
-      .example('$0 run app.jar -- input.txt', 'profile app.jar on input.txt; writes app.kprof') as unknown as Argv<RunArgs>,
+      .example('$0 run app.jar -- input.txt', 'profile app.jar on input.txt; writes app.kprof')
+      .example('$0 run app.jar --agent exact -- -v --out x.txt', 'everything after -- goes to the program') as unknown as Argv<RunArgs>,
   handler: async (a) => {
+    const outOption = resolve(a.out ?? basename(a.jar, extname(a.jar)) + '.kprof');
+    // As for every command's output: the folder must exist (checked now, before minutes of work).
+    if (!statSync(dirname(outOption), { throwIfNoEntry: false })?.isDirectory()) {
+      throw new KomoriumError(`cannot write ${outOption}: the folder ${dirname(outOption)} does not exist`);
+    }
     const work = mkdtempSync(join(tmpdir(), 'komorium-run-'));
     try {
       const instrumented = join(work, basename(a.jar));
@@ -68,26 +83,49 @@ export const runCommand: CommandModule<object, RunArgs> = {
         skipBroken: false,
         mode: { profile: 'komorium', options: { checks: a.checks, maxPath: a['max-path'], leafOpt: true, callbacks: true, counter: 'field' } },
       });
-      const out = resolve(a.out ?? basename(a.jar, extname(a.jar)) + '.kprof');
       const cp = [instrumented, ...classpath].join(delimiter);
+      // A profile left by an earlier run must not pass for this run's: the nonce comes back in
+      // the profile's header (the runtime lists every komorium.* property there).
+      const nonce = randomBytes(8).toString('hex');
       const props = [
         `-Dkomorium.agent=${a.agent}`,
         `-Dkomorium.granularity=${a.granularity}`,
         `-Dkomorium.random=${a.random}`,
         `-Dkomorium.seed=${a.seed}`,
-        `-Dkomorium.out=${out}`,
+        `-Dkomorium.out=${outOption}`,
+        `-Dkomorium.run=${nonce}`,
       ];
       const launch = a.main ? ['-cp', cp, a.main] : ['-jar', instrumented];
       // Instrumented methods that grew past HugeMethodLimit would otherwise never be JIT-compiled.
       const jit = ['-XX:-DontCompileHugeMethods'];
-      const r = spawnSync(a.java, [...jit, ...a['jvm-arg'], ...props, ...launch, ...a.args.map(String)], { stdio: 'inherit' });
+      const programArgs = [...a.args, ...(a['--'] ?? [])].map(String);
+      const r = spawnSync(a.java, [...jit, ...a['jvm-arg'], ...props, ...launch, ...programArgs], { stdio: 'inherit' });
       if (r.error) throw new KomoriumError(`cannot run ${a.java}: ${r.error.message}`);
-      const profile = readProfile(out);
+      const programExit = r.status ?? 1;
+      if (a.agent === 'none') {
+        process.stderr.write('\nkomorium-ts: --agent none counts bytecodes but writes no profile\n');
+        process.exitCode = programExit;
+        return;
+      }
+      const out = outOption.replace(/%p/g, String(r.pid));
+      const profile = thisRunsProfile(out, nonce, r.signal);
       process.stderr.write(`\nkomorium-ts: profile written to ${out}\n`);
       process.stdout.write(renderText(profile, { top: a.top }));
-      if (r.status !== 0) process.exitCode = r.status ?? 1;
+      if (programExit !== 0) process.exitCode = programExit;
     } finally {
       rmSync(work, { recursive: true, force: true });
     }
   },
 };
+
+/** The profile at `out` if this run (`nonce`) wrote it; otherwise a KomoriumError saying why there is none. */
+function thisRunsProfile(out: string, nonce: string, signal: NodeJS.Signals | null): Profile {
+  const why = signal ? `the JVM was killed by ${signal}` : 'the agent did not start or did not write one (see the messages above)';
+  if (!existsSync(out)) throw new KomoriumError(`no profile was written: ${why}`);
+  const profile = readProfile(out);
+  const options = profile.headers.find((h) => h.key === 'options')?.value ?? '';
+  if (!options.split(' ').includes(`komorium.run=${nonce}`)) {
+    throw new KomoriumError(`no profile was written: ${why}; ${out} is from an earlier run and was left as it was`);
+  }
+  return profile;
+}

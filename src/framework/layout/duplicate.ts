@@ -11,7 +11,7 @@
  *   T(u→v): check ─fire─▶ D.v, else C.v            (shared by both copies' u→v)
  *   D: copy with probes; backedge u→v goes to [backedge probes] T(u→v)
  */
-import { Label, branchTargets, isLabel, type Frame, type Insn, type MethodCode } from '../../bytecode/ir.js';
+import { Label, branchTargets, isLabel, type Frame, type Insn, type MethodCode, type Node } from '../../bytecode/ir.js';
 import { OP } from '../../bytecode/opcodes.js';
 import { addCopiedTables, copyCode, copyTryCatch, type CodeCopy } from '../../bytecode/clone.js';
 import { blockLabel, lastInsn, type BackEdge } from '../../analysis/cfg.js';
@@ -19,7 +19,23 @@ import { MethodEditor } from '../../edit/method-editor.js';
 import { checkCode, checkJump, probeCode, spillSlots } from '../probes.js';
 import { LayoutRefused, checkTransfers, hasSubroutines, type LayoutContext } from './context.js';
 
-export function fullDuplication(ctx: LayoutContext): MethodCode {
+/**
+ * How control first enters the duplicated code, put in front of the method: by default the
+ * entry check (seed 000); in an out-of-line copy (twin.ts), a dispatch on the entry it was called for.
+ */
+export type EntryPlan = (ed: MethodEditor, dEntry: Label, copyLabel: (block: number) => Label) => void;
+
+/** The entry check: sample from the method entry when it fires, else run the checking code. */
+export function entryCheck(ctx: LayoutContext): EntryPlan {
+  return (ed, dEntry) => {
+    const framed = leadingFramedLabel(ctx.code);
+    const cont = framed ?? new Label();
+    if (!framed) ed.setFrame(cont, ctx.frames.entry());
+    ed.prepend([...checkCode(ctx.cf.cp, ctx.trigger, dEntry, cont), ...(framed ? [] : [cont])]);
+  };
+}
+
+export function fullDuplication(ctx: LayoutContext, entry: EntryPlan = entryCheck(ctx)): MethodCode {
   const { cf, code, cfg, probes, trigger, base, frames } = ctx;
   if (hasSubroutines(code)) throw new LayoutRefused('jsr/ret subroutines');
   // A cycle closed only by an exception edge (javac's handler of a synchronized block covers its
@@ -58,15 +74,11 @@ export function fullDuplication(ctx: LayoutContext): MethodCode {
 
   for (const e of backedges) redirect(e);
 
-  // The entry check, in front of everything (a loop back to offset 0 does not pass it again).
-  const dEntry = new Label();
-  ed.setFrame(dEntry, frames.entry());
-  const framed = leadingFramedLabel(code);
-  const cont = framed ?? new Label();
-  if (!framed) ed.setFrame(cont, frames.entry());
-  ed.prepend([...checkCode(cp, trigger, dEntry, cont), ...(framed ? [] : [cont])]);
+  // The entry, in front of everything (a loop back to offset 0 does not pass it again).
+  const dEntry = copyEntry(ed, ctx, copy, probeCode(cp, base, probes.entry, null, spill));
+  entry(ed, dEntry.label, (b) => dLabel.get(b)!);
 
-  ed.append([dEntry, ...probeCode(cp, base, probes.entry, null, spill), ...copy.nodes]);
+  ed.append([...dEntry.prefix, ...copy.nodes]);
   for (const [b, calls] of probes.blocks) {
     ed.insertBefore(copy.insn(code.nodes[cfg.blocks[b]!.firstInsn] as Insn)!, probeCode(cp, base, calls, null, spill));
   }
@@ -116,6 +128,22 @@ export function maxSpill(ctx: LayoutContext): number {
   let n = 0;
   for (const [insn, calls] of ctx.probes.before) n = Math.max(n, spillSlots(ctx.cf.cp, calls, insn));
   return n;
+}
+
+/**
+ * Where a sample taken at the method entry enters the copy, and the code put in front of the copy:
+ * the entry's probes behind a label with the entry frame; with no entry probe, the copy's own first
+ * label when the original records a frame at offset 0 (a loop starting there, its frame maybe
+ * wider than the descriptor's: Clojure's `(Object, Object, Object)` for `(Object, Object, ISeq)`).
+ * Two different frames at one offset are not allowed, and the entry state is assignable to the
+ * recorded one.
+ */
+export function copyEntry(ed: MethodEditor, ctx: LayoutContext, copy: CodeCopy, entryProbes: Node[]): { label: Label; prefix: Node[] } {
+  const leading = leadingFramedLabel(ctx.code);
+  if (entryProbes.length === 0 && leading) return { label: copy.label(leading), prefix: [] };
+  const label = new Label();
+  ed.setFrame(label, ctx.frames.entry());
+  return { label, prefix: [label, ...entryProbes] };
 }
 
 /**

@@ -20,7 +20,7 @@ import { monitorDepths } from '../../analysis/monitors.js';
 import { MethodEditor } from '../../edit/method-editor.js';
 import { checkCode, checkJump, probeCode } from '../probes.js';
 import { LayoutRefused, hasSubroutines, transferProblem, type LayoutContext } from './context.js';
-import { leadingFramedLabel, maxSpill } from './duplicate.js';
+import { copyEntry, leadingFramedLabel, maxSpill } from './duplicate.js';
 
 export function partialDuplication(ctx: LayoutContext): MethodCode {
   const { cf, code, cfg, probes, trigger, base, frames } = ctx;
@@ -115,14 +115,13 @@ export function partialDuplication(ctx: LayoutContext): MethodCode {
 
   // The entry check, unless the method starts in the top region.
   if (retained[0]) {
-    const dEntry = new Label();
-    ed.setFrame(dEntry, frames.entry());
+    const dEntry = copyEntry(ed, ctx, copy, probeCode(cf.cp, base, probes.entry, null, spill));
     const framed = leadingFramedLabel(code);
     const cont = framed ?? new Label();
     if (!framed) ed.setFrame(cont, frames.entry());
-    ed.prepend([...checkCode(cf.cp, trigger, dEntry, cont), ...(framed ? [] : [cont])]);
+    ed.prepend([...checkCode(cf.cp, trigger, dEntry.label, cont), ...(framed ? [] : [cont])]);
     // The copy starts with block 0's copy, where the entry's probes lead.
-    ed.append([dEntry, ...probeCode(cf.cp, base, probes.entry, null, spill)]);
+    ed.append(dEntry.prefix);
   }
   ed.append(copy.nodes);
   for (const [b, calls] of probes.blocks) {

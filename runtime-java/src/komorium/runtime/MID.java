@@ -28,6 +28,15 @@ public final class MID {
      */
     public static final int TRUNCATED = 1;
 
+    /**
+     * Stands for the frames between a call out of instrumented code and the instrumented code that
+     * it calls back (the JDK's {@code Collections.sort} between a method and its comparator, a
+     * lambda's generated class, a jar that was instrumented on its own): {@link TC#enter} pushes it
+     * where it continues the caller's stack, so the callback sits under one {@code [uninstrumented]}
+     * node instead of directly under its caller, as if those frames did not exist.
+     */
+    public static final int UNINSTRUMENTED = 2;
+
     private static final Object LOCK = new Object();
     /** Identifier to method; published by a volatile write after the entries are set. */
     private static volatile MID[] table = new MID[1024];
@@ -36,6 +45,7 @@ public final class MID {
     static {
         register("<unknown>", "<unknown>", "()V", null, -1);
         register("<truncated>", "<truncated>", "()V", null, -1);
+        register("[uninstrumented]", "[uninstrumented]", "()V", null, -1);
     }
 
     private final String className;

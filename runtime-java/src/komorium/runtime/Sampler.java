@@ -41,6 +41,18 @@ public final class Sampler {
         return true;
     }
 
+    /**
+     * The whole check as one call: {@code --counter} decremented, and true when a sample starts.
+     * JIT compilers inline it into the same load, subtract, store and branch as the inline form;
+     * in bytecode it is 4 bytes instead of 13 (what HotSpot's inlining limits count).
+     */
+    public static boolean tick() {
+        if (--counter > 0) {
+            return false;
+        }
+        return take();
+    }
+
     private static final ThreadLocal<int[]> PER_THREAD = new ThreadLocal<int[]>() {
         @Override
         protected int[] initialValue() {

@@ -11,7 +11,7 @@ package komorium.runtime;
 public final class Sites {
     private static final Object LOCK = new Object();
 
-    /** Columns of the table, replaced whole (and published by a volatile write) when they grow. */
+    /** Columns of the table, replaced whole when they grow; read and written under LOCK. */
     private static final class Table {
         final int[] method;
         final int[] bci;
@@ -44,7 +44,28 @@ public final class Sites {
         }
     }
 
-    private static volatile Table table = new Table(4096);
+    /**
+     * One class's sites as registered: parsed into the table only when a site of it is first asked
+     * for (a callee resolved, the profile written). Parsing at registration cost Rhino's startup
+     * about 0.15 s of CPU: every site of every loaded class split and interned in the interpreter.
+     */
+    private static final class Block {
+        final int first;
+        final int count;
+        final int mid;
+        String packed;
+
+        Block(int first, int count, int mid, String packed) {
+            this.first = first;
+            this.count = count;
+            this.mid = mid;
+            this.packed = packed;
+        }
+    }
+
+    private static Table table = new Table(4096);
+    private static Block[] blocks = new Block[256];
+    private static int blockCount;
     private static int count;
     private static String layouts = "";
 
@@ -59,34 +80,70 @@ public final class Sites {
      * @param methods as {@link MID#forClass}: {@code name TAB descriptor TAB firstLine NEWLINE} per method
      * @param sites one line per site: {@code methodIndex TAB bci TAB line TAB what TAB owner TAB name TAB descriptor NEWLINE},
      *              methodIndex counting the lines of {@code methods} from 0
+     * @param siteCount the number of lines of {@code sites}
      * @param layout the layout the class was instrumented with ({@code instrument --layout})
      * @return the number of the first site; the others follow in order
      */
-    public static int forClass(String className, String sourceFile, String methods, String sites, String layout) {
+    public static int forClass(String className, String sourceFile, String methods, String sites, int siteCount, String layout) {
         int mid = MID.forClass(className, sourceFile, methods);
         synchronized (LOCK) {
             noteLayout(layout);
             int first = count;
-            Table t = table;
-            for (int start = 0; start < sites.length(); ) {
-                int end = sites.indexOf('\n', start);
-                String[] f = split(sites.substring(start, end), 7);
-                if (count == t.method.length) {
-                    t = t.grow(2 * count, count);
-                }
-                t.method[count] = mid + Integer.parseInt(f[0]);
-                t.bci[count] = Integer.parseInt(f[1]);
-                t.line[count] = Integer.parseInt(f[2]);
-                t.what[count] = f[3].intern();
-                t.owner[count] = f[4].intern();
-                t.name[count] = f[5].intern();
-                t.descriptor[count] = f[6].intern();
-                count++;
-                start = end + 1;
+            if (blockCount == blocks.length) {
+                Block[] b = new Block[2 * blockCount];
+                System.arraycopy(blocks, 0, b, 0, blockCount);
+                blocks = b;
             }
-            table = t;
+            blocks[blockCount++] = new Block(first, siteCount, mid, sites);
+            count += siteCount;
             return first;
         }
+    }
+
+    /** The table with {@code site}'s row filled in; the caller holds LOCK. */
+    private static Table rowOf(int site) {
+        int lo = 0;
+        int hi = blockCount - 1;
+        while (lo < hi) {
+            int m = (lo + hi + 1) >>> 1;
+            if (blocks[m].first <= site) {
+                lo = m;
+            } else {
+                hi = m - 1;
+            }
+        }
+        Block b = blocks[lo];
+        if (b.packed != null) {
+            parse(b);
+        }
+        return table;
+    }
+
+    private static void parse(Block b) {
+        Table t = table;
+        if (t.method.length < b.first + b.count) {
+            int n = t.method.length;
+            while (n < b.first + b.count) {
+                n *= 2;
+            }
+            t = t.grow(n, t.method.length);
+            table = t;
+        }
+        String sites = b.packed;
+        int row = b.first;
+        for (int start = 0; start < sites.length(); row++) {
+            int end = sites.indexOf('\n', start);
+            String[] f = split(sites.substring(start, end), 7);
+            t.method[row] = b.mid + Integer.parseInt(f[0]);
+            t.bci[row] = Integer.parseInt(f[1]);
+            t.line[row] = Integer.parseInt(f[2]);
+            t.what[row] = f[3].intern();
+            t.owner[row] = f[4].intern();
+            t.name[row] = f[5].intern();
+            t.descriptor[row] = f[6].intern();
+            start = end + 1;
+        }
+        b.packed = null;
     }
 
     private static String[] split(String s, int n) {
@@ -124,30 +181,44 @@ public final class Sites {
     }
 
     static int method(int site) {
-        return table.method[site];
+        synchronized (LOCK) {
+            return rowOf(site).method[site];
+        }
     }
 
     static int bci(int site) {
-        return table.bci[site];
+        synchronized (LOCK) {
+            return rowOf(site).bci[site];
+        }
     }
 
     static int line(int site) {
-        return table.line[site];
+        synchronized (LOCK) {
+            return rowOf(site).line[site];
+        }
     }
 
     static String what(int site) {
-        return table.what[site];
+        synchronized (LOCK) {
+            return rowOf(site).what[site];
+        }
     }
 
     static String owner(int site) {
-        return table.owner[site];
+        synchronized (LOCK) {
+            return rowOf(site).owner[site];
+        }
     }
 
     static String name(int site) {
-        return table.name[site];
+        synchronized (LOCK) {
+            return rowOf(site).name[site];
+        }
     }
 
     static String descriptor(int site) {
-        return table.descriptor[site];
+        synchronized (LOCK) {
+            return rowOf(site).descriptor[site];
+        }
     }
 }

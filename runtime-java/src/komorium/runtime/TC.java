@@ -327,8 +327,9 @@ public final class TC {
     /**
      * Called by a wrapper (or an instrumented-in-place method) when uninstrumented code calls into
      * instrumented code. If the call comes back from a call-out of instrumented code on this thread
-     * ({@link #outSp} {@code > 0}), continues that stack at {@code outSp} so the callback keeps
-     * its calling context; otherwise takes a fresh stack from the pool. Sets {@link #enterSp}.
+     * ({@link #outSp} {@code > 0}), continues that stack at {@code outSp}, after a
+     * {@link MID#UNINSTRUMENTED} frame for the code in between, so the callback keeps its calling
+     * context; otherwise takes a fresh stack from the pool. Sets {@link #enterSp}.
      */
     public int[] enter() {
         int sp = outSp;
@@ -336,8 +337,9 @@ public final class TC {
             // Cleared so that a nested entry that is not a callback of this call-out (a class
             // initializer run by the callback, say) does not write over the callback's frames.
             outSp = -1;
-            enterSp = sp;
-            return outStack;
+            int[] stack = outStack;
+            enterSp = push(stack, sp, MID.UNINSTRUMENTED);
+            return stack;
         }
         // outSp == 0 (a call-out from a leaf with no frame pushed) has an empty context too, so a
         // fresh stack is equivalent, and "sp == 0 means fresh" lets exit() tell the cases apart.
@@ -354,7 +356,9 @@ public final class TC {
     public void exit(int[] stack, int sp) {
         if (sp > 0) {
             outStack = stack;
-            outSp = sp;
+            // Below the marker enter() pushed, for the next callback to push again. (Not read back
+            // from the slot: an agent may have replaced it by its own cache entry, Figure 9.)
+            outSp = sp - 1;
         } else {
             releaseStack(stack);
             outSp = -1;

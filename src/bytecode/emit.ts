@@ -1,7 +1,7 @@
 /** Small constructors for the instructions the transforms insert. */
 import type { ConstantPool } from '../classfile/constant-pool.js';
-import type { Insn } from '../bytecode/ir.js';
-import { OP } from '../bytecode/opcodes.js';
+import type { Insn } from './ir.js';
+import { OP } from './opcodes.js';
 
 export function op(code: number): Insn {
   return { op: code };

@@ -3,8 +3,8 @@
  * rewritten: a call site in one class may only pass the extra arguments when the method it
  * resolves to (in another class) really gets an extended version.
  */
-import { ACC } from '../classfile/model.js';
-import { argSlots } from '../classfile/descriptor.js';
+import { ACC } from '../../classfile/model.js';
+import { argSlots } from '../../classfile/descriptor.js';
 
 export type MethodKind =
   /** Body moves into the extended method; the original signature becomes a wrapper (§4.3). */

@@ -5,10 +5,10 @@
  * Every other call is a call-out: it may reach uninstrumented code that calls back into
  * instrumented code, so the caller's reified stack is published in TC.outStack/outSp first.
  */
-import type { ClassHierarchy } from '../hierarchy/hierarchy.js';
-import { parseMethodDescriptor } from '../classfile/descriptor.js';
-import { OP } from '../bytecode/opcodes.js';
-import { ACC } from '../classfile/model.js';
+import type { ClassHierarchy } from '../../hierarchy/hierarchy.js';
+import { parseMethodDescriptor } from '../../classfile/descriptor.js';
+import { OP } from '../../bytecode/opcodes.js';
+import { ACC } from '../../classfile/model.js';
 import { callsExtended, dispatchChecked, hasFactory, inCompanion, methodKey, overridable, type ClassPlan, type PlannedMethod } from './plan.js';
 
 export type CallDecision =

@@ -3,17 +3,17 @@
  * signature, reverse wrappers for natives, forwarders for abstract methods and for bodies that
  * could not be rewritten, and the initialisation of method identifiers (§4.4).
  */
-import type { ClassFile } from '../classfile/classfile.js';
-import type { MemberInfo } from '../classfile/model.js';
-import { ACC } from '../classfile/model.js';
-import { argSlots, parseMethodDescriptor, typeSize } from '../classfile/descriptor.js';
-import { Label, type Frame, type Insn, type MethodCode, type Node } from '../bytecode/ir.js';
-import { OP } from '../bytecode/opcodes.js';
+import type { ClassFile } from '../../classfile/classfile.js';
+import type { MemberInfo } from '../../classfile/model.js';
+import { ACC } from '../../classfile/model.js';
+import { argSlots, parseMethodDescriptor, typeSize } from '../../classfile/descriptor.js';
+import { Label, type Frame, type Insn, type MethodCode, type Node } from '../../bytecode/ir.js';
+import { OP } from '../../bytecode/opcodes.js';
 import { RT, extendDescriptor, extendedName, factoryDescriptor } from './runtime-names.js';
 import { hasFactory, type ClassPlan } from './plan.js';
-import { field, invoke, load, loadOpFor, op, pushInt, pushString, returnOpFor } from './emit.js';
-import { entryFrame } from '../analysis/frames.js';
-import { writeCode } from '../bytecode/code-writer.js';
+import { field, invoke, load, loadOpFor, op, pushInt, pushString, returnOpFor } from '../../bytecode/emit.js';
+import { entryFrame } from '../../analysis/frames.js';
+import { writeCode } from '../../bytecode/code-writer.js';
 
 export function emptyCode(nodes: Node[]): MethodCode {
   return { maxStack: 0, maxLocals: 0, nodes, tryCatch: [], attributes: [], frames: null, frameKinds: new Map() };

@@ -14,10 +14,10 @@
  * receiver gets exactly the call it had. I itself is untouched: its reflection, its proxies and
  * its lambdas see no new method.
  */
-import { ClassFile } from '../classfile/classfile.js';
-import { ACC } from '../classfile/model.js';
-import { MissingClassError } from '../hierarchy/hierarchy.js';
-import { minimalClassBytes } from './holder.js';
+import { ClassFile } from '../../classfile/classfile.js';
+import { ACC } from '../../classfile/model.js';
+import { MissingClassError } from '../../hierarchy/hierarchy.js';
+import { minimalClassBytes } from '../../classfile/minimal.js';
 import { RT, extendDescriptor, extendedName } from './runtime-names.js';
 import { companionMethods, hasExtended, methodKey, overridable, planClass, type ClassPlan } from './plan.js';
 import { packageOf, type ProgramView } from './calls.js';

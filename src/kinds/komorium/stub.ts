@@ -3,9 +3,9 @@
  * every method that the plan gives an extended version gets a stand-in forwarding to the original,
  * so that call sites in other classes, rewritten against the plan, still link.
  */
-import { ClassFile } from '../classfile/classfile.js';
-import { ACC } from '../classfile/model.js';
-import { writeCode } from '../bytecode/code-writer.js';
+import { ClassFile } from '../../classfile/classfile.js';
+import { ACC } from '../../classfile/model.js';
+import { writeCode } from '../../bytecode/code-writer.js';
 import { extendedMember } from './method-body.js';
 import { addFactories, forwarderCode } from './members.js';
 import { dispatchChecked, planClass } from './plan.js';

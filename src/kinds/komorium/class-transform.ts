@@ -5,14 +5,14 @@
  * A method that cannot be rewritten keeps its original code, gets a forwarding stand-in so that
  * callers elsewhere stay valid, and is reported with the reason.
  */
-import type { ClassFile } from '../classfile/classfile.js';
-import { ACC, type MemberInfo, type RawAttribute } from '../classfile/model.js';
-import { readCode } from '../bytecode/code-reader.js';
-import { writeCode } from '../bytecode/code-writer.js';
-import type { MethodCode } from '../bytecode/ir.js';
-import { OP } from '../bytecode/opcodes.js';
-import { encoderFrames, simulateFrames } from '../analysis/frames.js';
-import { ClassFormatError, KomoriumError, MethodTooLargeError } from '../errors.js';
+import type { ClassFile } from '../../classfile/classfile.js';
+import { ACC, type MemberInfo, type RawAttribute } from '../../classfile/model.js';
+import { readCode } from '../../bytecode/code-reader.js';
+import { writeCode } from '../../bytecode/code-writer.js';
+import type { MethodCode } from '../../bytecode/ir.js';
+import { OP } from '../../bytecode/opcodes.js';
+import { encoderFrames, simulateFrames } from '../../analysis/frames.js';
+import { ClassFormatError, KomoriumError, MethodTooLargeError } from '../../errors.js';
 import { RT } from './runtime-names.js';
 import type { ProgramView } from './calls.js';
 import { instrumentBody, extendedMember, NotInstrumentable, type BodyStats } from './method-body.js';
@@ -20,11 +20,11 @@ import { addFactories, addMidFields, emptyCode, forwarderCode, midInitCode, synt
 import { dispatchChecked, planClass, type MethodKind } from './plan.js';
 import { isJdkClass } from './calls.js';
 import { computePieces } from './pieces.js';
-import { op } from './emit.js';
+import { op } from '../../bytecode/emit.js';
 import { buildHolderClass } from './holder.js';
 import { buildCompanion, companionsOf } from './companion.js';
-import { addSerialVersionUID } from './serial.js';
-import { javaName } from '../classfile/names.js';
+import { addSerialVersionUID } from '../../instrument/serial.js';
+import { javaName } from '../../classfile/names.js';
 
 export interface InstrumentOptions {
   checks: 'all' | 'optimized';

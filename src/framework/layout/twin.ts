@@ -1,0 +1,282 @@
+/**
+ * Full-Duplication with the duplicated code out of line (a placement seed 000 leaves open): the
+ * method keeps only its checking code, and a check that fires calls a private static "twin" that
+ * holds the whole full-dup layout of the method, entered at the point the check sampled from, and
+ * returns the method's result. HotSpot then compiles the method as it was plus its checks: the
+ * copy, its probes and their handlers live in the twin, which is compiled only if samples make it
+ * hot. (Inside one method, every sample that reached compiled code had the copy compiled too:
+ * Rhino's compiled code grew from 4.1 to 6.6 MB and its JIT time doubled; BENCHMARKS.md.)
+ *
+ *   m:    entry check ─fire─▶ return twin(args, 0, null, null)
+ *         original code; backedge u→v ─▶ check ─fire─▶ return twin(…, i, locals at v)
+ *   twin: switch (entry) { 0: D.entry; i: restore the locals at v_i; goto D.v_i }
+ *         then the full-dup layout of m (checking and duplicated code)
+ *
+ * The twin takes m's arguments (`this` first for an instance method), the entry number and the
+ * locals live at the sampled loop head: primitives in a long[], references in an Object[] (one
+ * allocation per sample, never on the checking path). Control moves only where full duplication
+ * lets it (no monitor held, no object under construction); the call is outside every try range, so
+ * an exception from the twin leaves m as it would have left m's own code.
+ */
+import type { ClassFile } from '../../classfile/classfile.js';
+import { ACC, type MemberInfo } from '../../classfile/model.js';
+import { parseMethodDescriptor } from '../../classfile/descriptor.js';
+import { Label, type Frame, type Insn, type MethodCode, type Node, type VType } from '../../bytecode/ir.js';
+import { OP } from '../../bytecode/opcodes.js';
+import { classNameOfVType } from '../../bytecode/vtypes.js';
+import { blockLabel, lastInsn } from '../../analysis/cfg.js';
+import { branchTargets } from '../../bytecode/ir.js';
+import { MethodEditor, insertLocals } from '../../edit/method-editor.js';
+import { invoke, load, loadOpFor, op, pushInt, returnOpFor } from '../../bytecode/emit.js';
+import { checkCode, checkJump } from '../probes.js';
+import { LayoutRefused, checkTransfers, hasSubroutines, type LayoutContext } from './context.js';
+import { fullDuplication, leadingFramedLabel, type EntryPlan } from './duplicate.js';
+
+const ENTRY_TYPES: readonly VType[] = ['I', '[J', '[Ljava/lang/Object;'];
+
+/** A local live at a transfer point: its slot in the method, its type, and where it travels. */
+interface Carried {
+  slot: number;
+  type: VType;
+  /** Index in the long[] (primitives) or the Object[] (references). */
+  index: number;
+  primitive: boolean;
+}
+
+/** A backedge target control may move to the twin at: its block and the locals the twin gets there. */
+interface TransferPoint {
+  block: number;
+  carried: Carried[];
+  prims: number;
+  refs: number;
+}
+
+export interface TwinRef {
+  owner: string;
+  name: string;
+  desc: string;
+  /** The owner is an interface: the call names an InterfaceMethodref. */
+  isInterface: boolean;
+}
+
+/** Whether `m` can have an out-of-line copy: a twin cannot assign final fields (constructors, class initializers). */
+export function canHaveTwin(cf: ClassFile, m: MemberInfo): boolean {
+  if (m.name === '<init>' || m.name === '<clinit>') return false;
+  // The JVM allows 255 argument slots; the twin takes `this` explicitly and three more.
+  if (argumentSlots(m) + ENTRY_TYPES.length > 255) return false;
+  // Interfaces hold private static methods from version 53 on.
+  if ((cf.access & ACC.INTERFACE) !== 0 && cf.major < 53) return false;
+  // The locals a transfer carries are known from stack map frames.
+  return cf.major >= 50;
+}
+
+/**
+ * The twin of `m`: its name, descriptor and member, and `typed`, the same member with `this` typed as
+ * the class, which the analysis of m's code needs. The twin declares its receiver as Object, so that
+ * its parameter types are m's own plus JDK types: a program that reflects over its methods meets no
+ * new parameter type. (Groovy builds a class's method cache by resolving every parameter type of
+ * every declared method; a twin taking its own closure class recursed until StackOverflowError.)
+ */
+export function twinOf(cf: ClassFile, m: MemberInfo): { ref: TwinRef; member: MemberInfo; typed: MemberInfo } {
+  const isStatic = (m.access & ACC.STATIC) !== 0;
+  const { args, ret } = parseMethodDescriptor(m.desc);
+  const descWith = (receiver: string[]) => `(${[...receiver, ...args, ...ENTRY_TYPES].join('')})${ret}`;
+  const desc = descWith(isStatic ? [] : ['Ljava/lang/Object;']);
+  const name = `${m.name}$sample$komorium`;
+  const member = cf.newMember(ACC.PRIVATE | ACC.STATIC | ACC.SYNTHETIC, name, desc);
+  const typed = { ...member, desc: descWith(isStatic ? [] : [`L${cf.thisClass};`]) };
+  return { ref: { owner: cf.thisClass, name, desc, isInterface: (cf.access & ACC.INTERFACE) !== 0 }, member, typed };
+}
+
+/** Slots of `m`'s arguments, `this` included. */
+function argumentSlots(m: MemberInfo): number {
+  const isStatic = (m.access & ACC.STATIC) !== 0;
+  return (isStatic ? 0 : 1) + parseMethodDescriptor(m.desc).args.reduce((n, a) => n + (a === 'J' || a === 'D' ? 2 : 1), 0);
+}
+
+/** The transfer points of a method: the targets of its backedges, with the locals live there. */
+export function transferPoints(ctx: LayoutContext): TransferPoint[] {
+  const targets = [...new Set(ctx.cfg.backEdges.filter((e) => e.branch || e.fallthrough).map((e) => e.to))].sort((a, b) => a - b);
+  checkTransfers(ctx, targets);
+  return targets.map((block) => {
+    const frame = ctx.frames.before(ctx.cfg.blocks[block]!.firstInsn);
+    if (frame === null) throw new LayoutRefused('a loop head without a known frame');
+    const carried: Carried[] = [];
+    let prims = 0;
+    let refs = 0;
+    frame.locals.forEach((type, slot) => {
+      if (type === 'T' || typeof type !== 'string') return;
+      const primitive = type.length === 1 && type !== 'N';
+      if (type === 'U') throw new LayoutRefused('a loop before the superclass constructor ran');
+      carried.push({ slot, type, primitive, index: primitive ? prims++ : refs++ });
+    });
+    return { block, carried, prims, refs };
+  });
+}
+
+/**
+ * The method's own code: the original with a check at the entry and on every backedge, each
+ * calling the twin when it fires.
+ */
+export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: readonly TransferPoint[]): MethodCode {
+  const { cf, code, cfg, trigger, frames, method } = ctx;
+  if (hasSubroutines(code)) throw new LayoutRefused('jsr/ret subroutines');
+  const cp = cf.cp;
+  const ed = new MethodEditor(code);
+  const recorded = new Set(code.frames?.keys() ?? []);
+  const ret = () => op(returnOpFor(parseMethodDescriptor(method.desc).ret));
+  const isStatic = (method.access & ACC.STATIC) !== 0;
+  const args = parseMethodDescriptor(method.desc).args;
+
+  // Entry: the arguments as they came.
+  const entryStub = new Label();
+  ed.setFrame(entryStub, frames.entry());
+  const callArgs: Node[] = [];
+  let slot = 0;
+  if (!isStatic) callArgs.push(load(OP.ALOAD, slot++));
+  for (const a of args) {
+    callArgs.push(load(loadOpFor(a), slot));
+    slot += a === 'J' || a === 'D' ? 2 : 1;
+  }
+  ed.append([entryStub, ...callArgs, op(OP.ICONST_0), op(OP.ACONST_NULL), op(OP.ACONST_NULL), invoke(cp, OP.INVOKESTATIC, twin.owner, twin.name, twin.desc, twin.isInterface), ret()]);
+  const framed = leadingFramedLabel(code);
+  const cont = framed ?? new Label();
+  if (!framed) ed.setFrame(cont, frames.entry());
+  ed.prepend([...checkCode(cp, trigger, entryStub, cont), ...(framed ? [] : [cont])]);
+
+  // Backedges: through a check to the twin, entered at the loop head.
+  const temps = ed.reserveLocals(2);
+  points.forEach((p, i) => {
+    const frame = frames.before(cfg.blocks[p.block]!.firstInsn)!;
+    const v = headLabel(p.block);
+    const stub = new Label();
+    ed.setFrame(stub, frame);
+    ed.append([stub, ...carryOut(p, i + 1, temps), invoke(cp, OP.INVOKESTATIC, twin.owner, twin.name, twin.desc, twin.isInterface), ret()]);
+    for (const e of cfg.backEdges) {
+      if (e.to !== p.block || (!e.branch && !e.fallthrough)) continue;
+      const trampoline = new Label();
+      ed.setFrame(trampoline, frame);
+      ed.append([trampoline, ...checkJump(cp, trigger, stub, v)]);
+      const last = lastInsn(cfg, e.from);
+      if (e.branch) {
+        for (const t of new Set(branchTargets(last).filter((x) => cfg.blockOfNode[cfg.labelAt.get(x)!] === p.block))) ed.retarget(last, t, trampoline);
+      }
+      if (e.fallthrough) ed.insertAfter(last, [{ op: OP.GOTO, target: trampoline }]);
+    }
+  });
+  return ed.finish();
+
+  function headLabel(block: number): Label {
+    let l = blockLabel(cfg, block, recorded);
+    if (l === undefined) {
+      l = new Label();
+      ed.insertBefore(code.nodes[cfg.blocks[block]!.firstInsn] as Insn, [l]);
+    }
+    if (!recorded.has(l)) ed.setFrame(l, frames.before(cfg.blocks[block]!.firstInsn));
+    return l;
+  }
+
+  /** The twin's arguments for entry `entry` at point `p`: default arguments, the entry, the locals in two arrays. */
+  function carryOut(p: TransferPoint, entry: number, at: number): Node[] {
+    const out: Node[] = [pushInt(cp, p.prims), { op: OP.NEWARRAY, n: 11 }, load(OP.ASTORE, at)];
+    out.push(pushInt(cp, p.refs), { op: OP.ANEWARRAY, cp: cp.classIndex('java/lang/Object') }, load(OP.ASTORE, at + 1));
+    for (const c of p.carried) {
+      out.push(load(OP.ALOAD, c.primitive ? at : at + 1), pushInt(cp, c.index));
+      out.push(...(c.primitive ? widen(c) : [load(OP.ALOAD, c.slot)]));
+      out.push(op(c.primitive ? OP.LASTORE : OP.AASTORE));
+    }
+    // The twin's own arguments get their values from the arrays too: pass neutral ones.
+    if (!isStatic) out.push(op(OP.ACONST_NULL));
+    for (const a of args) out.push(neutral(a));
+    out.push(pushInt(cp, entry), load(OP.ALOAD, at), load(OP.ALOAD, at + 1));
+    return out;
+  }
+
+  function widen(c: Carried): Node[] {
+    switch (c.type) {
+      case 'I':
+        return [load(OP.ILOAD, c.slot), op(OP.I2L)];
+      case 'F':
+        return [load(OP.FLOAD, c.slot), invoke(cp, OP.INVOKESTATIC, 'java/lang/Float', 'floatToRawIntBits', '(F)I'), op(OP.I2L)];
+      case 'J':
+        return [load(OP.LLOAD, c.slot)];
+      default:
+        return [load(OP.DLOAD, c.slot), invoke(cp, OP.INVOKESTATIC, 'java/lang/Double', 'doubleToRawLongBits', '(D)J')];
+    }
+  }
+
+  function neutral(desc: string): Node {
+    switch (loadOpFor(desc)) {
+      case OP.ILOAD:
+        return op(OP.ICONST_0);
+      case OP.LLOAD:
+        return op(OP.LCONST_0);
+      case OP.FLOAD:
+        return op(OP.FCONST_0);
+      case OP.DLOAD:
+        return op(OP.DCONST_0);
+      default:
+        return op(OP.ACONST_NULL);
+    }
+  }
+}
+
+/**
+ * The twin's code, from its own copy of the method's code: room for the three extra arguments
+ * after the method's, then the full-dup layout entered through a dispatch on the entry number.
+ * `ctx.frames` must describe the twin as `typed` (twinOf): its entry frame has the extra arguments.
+ */
+export function twinBody(ctx: LayoutContext, method: MemberInfo, points: readonly TransferPoint[]): MethodCode {
+  const k = argumentSlots(method);
+  if (!insertLocals(ctx.code, k, ENTRY_TYPES)) throw new LayoutRefused('a long or double straddles the last argument slot');
+  const shift = (slot: number) => (slot >= k ? slot + ENTRY_TYPES.length : slot);
+  const cp = ctx.cf.cp;
+  const dispatch: EntryPlan = (ed, dEntry, copyLabel) => {
+    const restores: Node[] = [];
+    const cases = points.map((p) => {
+      const l = new Label();
+      ed.setFrame(l, ctx.frames.entry());
+      restores.push(l);
+      for (const c of p.carried) {
+        restores.push(load(OP.ALOAD, c.primitive ? k + 1 : k + 2), pushInt(cp, c.index), op(c.primitive ? OP.LALOAD : OP.AALOAD));
+        restores.push(...narrow(c, shift(c.slot)));
+      }
+      restores.push({ op: OP.GOTO, target: copyLabel(p.block) });
+      return l;
+    });
+    // Nothing jumps to the checking code's first instruction: it needs a frame of its own.
+    const framed = leadingFramedLabel(ctx.code);
+    const start = framed ?? new Label();
+    if (!framed) ed.setFrame(start, ctx.frames.entry());
+    // The receiver arrives as Object (twinOf); every frame of the copies has it as the class.
+    const receiver: Node[] =
+      (method.access & ACC.STATIC) === 0 ? [load(OP.ALOAD, 0), { op: OP.CHECKCAST, cp: cp.classIndex(ctx.cf.thisClass) }, load(OP.ASTORE, 0)] : [];
+    ed.prepend([
+      ...receiver,
+      load(OP.ILOAD, k),
+      { op: OP.TABLESWITCH, low: 0, dflt: dEntry, targets: [dEntry, ...cases] },
+      ...restores,
+      ...(framed ? [] : [start]),
+    ]);
+  };
+  return fullDuplication(ctx, dispatch);
+
+  function narrow(c: Carried, slot: number): Node[] {
+    switch (c.type) {
+      case 'I':
+        return [op(OP.L2I), load(OP.ISTORE, slot)];
+      case 'F':
+        return [op(OP.L2I), invoke(cp, OP.INVOKESTATIC, 'java/lang/Float', 'intBitsToFloat', '(I)F'), load(OP.FSTORE, slot)];
+      case 'J':
+        return [load(OP.LSTORE, slot)];
+      case 'D':
+        return [invoke(cp, OP.INVOKESTATIC, 'java/lang/Double', 'longBitsToDouble', '(J)D'), load(OP.DSTORE, slot)];
+      case 'N':
+        return [load(OP.ASTORE, slot)];
+      default:
+        return [{ op: OP.CHECKCAST, cp: cp.classIndex(classNameOfVType(c.type as string)) }, load(OP.ASTORE, slot)];
+    }
+  }
+}
+
+export type { Frame };
