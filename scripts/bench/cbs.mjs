@@ -15,7 +15,9 @@ import { basename, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { CACHE, REPO, WORKLOADS, driversDir, javaBin } from './workloads.mjs';
-import { collectFiles, freshDir, log, median, rotate, runProcess, sh, snapshotBuild } from './util.mjs';
+import { freshDir, log, median, rotate, runProcess, sh, snapshotBuild } from './util.mjs';
+import { compareOutcome, outcomeOf } from './outcome.mjs';
+import { loadavg } from './machine.mjs';
 import { jfrCallGraph } from './cbs-jfr.mjs';
 import { writeCbsReport } from './cbs-report.mjs';
 
@@ -115,25 +117,6 @@ async function loadProfileLib() {
   return { section, overlap: (exact, sampled) => graph.edgeAccuracy(exact, sampled).overlap, keys: { methodKey, siteKey } };
 }
 
-/** The outcome a run is compared on (tool messages on stderr set aside, as bench.mjs does). */
-function outcomeOf(r, cwd) {
-  const strip = (b) => Buffer.from(b.toString('latin1').replace(/^(\[[\d.]+s\]\[info\]\[jfr,startup\].*|komorium: .*)\n/gm, ''), 'latin1');
-  return { code: r.code, stdout: strip(r.stdout), stderr: strip(r.stderr), files: collectFiles(cwd) };
-}
-
-function compareOutcome(ref, got) {
-  const diffs = [];
-  if (ref.code !== got.code) diffs.push(`exit code ${got.code} instead of ${ref.code}`);
-  if (!ref.stdout.equals(got.stdout)) diffs.push('stdout differs');
-  if (!ref.stderr.equals(got.stderr)) diffs.push(`stderr differs: …${got.stderr.toString('utf8').trim().slice(-200)}`);
-  for (const n of new Set([...ref.files.keys(), ...got.files.keys()])) {
-    const a = ref.files.get(n);
-    const b = got.files.get(n);
-    if (!a || !b || !a.equals(b)) diffs.push(`file ${n} ${!a ? 'extra' : !b ? 'missing' : 'differs'}`);
-  }
-  return diffs;
-}
-
 async function instrumentJars(spec, outDir, args, env) {
   freshDir(outDir);
   const jars = [];
@@ -184,7 +167,7 @@ async function benchWorkload(wl, opts, lib) {
       ...(cfg.jfr ? [`-XX:StartFlightRecording=filename=${out}.jfr,settings=profile`] : []),
       ...(cfg.props ?? []),
     ];
-    const r = await runProcess(java, [...jvm, '-cp', cp.join(':'), spec.main, ...spec.args], { cwd });
+    const r = await runProcess(java, [...jvm, '-cp', cp.join(':'), spec.main, ...spec.args], { cwd, timeFile: join(wdir, '.time') });
     return { r, outcome: outcomeOf(r, cwd), profile: `${out}.kprof`, jfr: `${out}.jfr` };
   };
 
@@ -327,21 +310,33 @@ async function benchWorkload(wl, opts, lib) {
       for (const cfg of rotate(now, rep)) {
         const v = await run(cfg, `r${rep}`);
         if (cfg.id !== 'base') check(`${cfg.id} rep ${rep}`, v);
-        times[cfg.id].push({ rep, ms: v.r.wallMs });
+        times[cfg.id].push({ rep, ms: v.r.wallMs, cpuMs: v.r.cpuMs });
         rmSync(v.profile, { force: true });
         rmSync(v.jfr, { force: true });
       }
-      log(`${wl.id}: rep ${rep + 1}/${reps} (load ${loadavg()}): ${now.map((c) => `${c.id}=${(times[c.id].at(-1).ms / 1000).toFixed(2)}`).join(' ')}`);
+      log(`${wl.id}: rep ${rep + 1}/${reps} (load ${loadavg()}): ${now.map((c) => `${c.id}=${(times[c.id].at(-1).ms / 1000).toFixed(2)}/${(times[c.id].at(-1).cpuMs / 1000).toFixed(2)}`).join(' ')} (wall/CPU s)`);
     }
-    for (const t of times.base) bases[t.rep] = t.ms;
+    for (const t of times.base) bases[t.rep] = t;
     res.baseMedianMs = median(times.base.map((t) => t.ms));
+    res.baseMedianCpuMs = median(times.base.map((t) => t.cpuMs));
     res.overhead = {};
     for (const cfg of timed.slice(1)) {
       // Each repetition's time over the uninstrumented time of the same repetition.
-      const ratios = times[cfg.id].map((t) => t.ms / bases[t.rep]);
-      res.overhead[cfg.id] = { label: cfg.label, cell: cfg.cell ?? null, wallMs: times[cfg.id].map((t) => t.ms), ratios, medianRatio: median(ratios) };
+      // CPU time (user + system, every thread) beside it: steadier on a shared machine.
+      const ratios = times[cfg.id].map((t) => t.ms / bases[t.rep].ms);
+      const cpuRatios = times[cfg.id].map((t) => (t.cpuMs && bases[t.rep].cpuMs ? t.cpuMs / bases[t.rep].cpuMs : null));
+      res.overhead[cfg.id] = {
+        label: cfg.label,
+        cell: cfg.cell ?? null,
+        wallMs: times[cfg.id].map((t) => t.ms),
+        cpuMs: times[cfg.id].map((t) => t.cpuMs),
+        ratios,
+        medianRatio: median(ratios),
+        cpuRatios,
+        medianCpuRatio: median(cpuRatios),
+      };
     }
-    res.overhead.base = { wallMs: times.base.map((t) => t.ms) };
+    res.overhead.base = { wallMs: times.base.map((t) => t.ms), cpuMs: times.base.map((t) => t.cpuMs) };
   }
   res.loadavgAtEnd = loadavg();
   return res;
@@ -373,10 +368,6 @@ function jarClasses(jar) {
     .split('\n')
     .filter((n) => n.endsWith('.class') && !n.startsWith('META-INF/'))
     .map((n) => n.slice(0, -6));
-}
-
-function loadavg() {
-  return existsSync('/proc/loadavg') ? readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') : '';
 }
 
 function saveJson(path, results) {
