@@ -10,12 +10,12 @@
 //   5. the entry placements (KOMORIUM_CBS_PLACEMENT) measured against the call placement.
 // Every run's exit code, stdout, stderr and files are compared with the uninstrumented run.
 // Results go to bench-cbs.json (merged per workload, so subsets can be run apart) and BENCHMARKS-cbs.md.
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { CACHE, REPO, WORKLOADS, driversDir, javaBin } from './workloads.mjs';
-import { freshDir, log, median, rotate, runProcess, sh, snapshotBuild } from './util.mjs';
+import { freshDir, log, median, rotate, runProcess, saveJson, sh, snapshotBuild } from './util.mjs';
 import { compareOutcome, outcomeOf } from './outcome.mjs';
 import { loadavg } from './machine.mjs';
 import { jfrCallGraph } from './cbs-jfr.mjs';
@@ -368,12 +368,6 @@ function jarClasses(jar) {
     .split('\n')
     .filter((n) => n.endsWith('.class') && !n.startsWith('META-INF/'))
     .map((n) => n.slice(0, -6));
-}
-
-function saveJson(path, results) {
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, `${JSON.stringify(results, null, 1)}\n`);
-  renameSync(tmp, path);
 }
 
 /** The entry point of `npm run bench -- --kind cbs` (scripts/bench.mjs). */
