@@ -208,8 +208,34 @@ function cheapCells(wls, settings) {
     '',
     `Measured (geometric means over the workloads, overhead in wall / CPU time): the check alone, with a timer that never fires, ${over(gm('checks-only', 'medianRatio'))} / ${over(gm('checks-only', 'medianCpuRatio'))}; the base cell (timer, 1×1) ${over(gm('timer-base', 'medianRatio'))} / ${over(gm('timer-base', 'medianCpuRatio'))}; the default timer cell (${d.stride}×${d.samples}) ${over(gm('timer-default', 'medianRatio'))} / ${over(gm('timer-default', 'medianCpuRatio'))}; the counting trigger at the default ${over(gm('checks-default', 'medianRatio'))} / ${over(gm('checks-default', 'medianCpuRatio'))}. Where the default costs more than the check alone by far more than its windows' share of the calls, the cost is not the work in the windows but what the JIT makes of a check once it has seen the flag up: C2 compiles a branch never taken as an uncommon trap, the first window through a compiled site deoptimizes it, and the recompiled code carries the slow path (GUIDE §3b: "a check that has fired even once makes C2 compile its slow path"). A window of Stride × Samples calls reaches that many sites per tick, so by this reading the cheap timer cells are those with short windows, which are also the least accurate; the counting trigger, whose flag is always up, pays the slow path at every call from the start. This reading is not yet confirmed by -Xlog:deoptimization counts.`,
     '',
+    ...shortestWindows(wls, settings),
     "The paper's VMs pay nothing while not sampling because Figure 3 rides on a check the VM already makes (the yieldpoint in every prologue, whose flag the timer sets). Bytecode has no such check to borrow: the rewritten call sites test a volatile static (a plain load and a branch in C2's x86 code, but a load that cannot be hoisted out of a loop) and carry the probe's call on the cold path, which makes methods larger (fewer fit C2's inlining limits). The check alone is how close we come to zero cost when not sampling.",
     '',
   );
   return out;
+}
+
+/**
+ * The timer cells that meet the accuracy targets (mean over the workloads, and the margin over the
+ * grid's own 1×1 cell on every workload), shortest window first: if the cost of a cell grows with
+ * the calls its windows reach, these are the candidates for the default.
+ */
+function shortestWindows(wls, settings) {
+  if (!settings.triggers?.includes('timer') || wls.some((w) => !w.grid?.length)) return [];
+  const acc = (w, stride, samples) => w.grid.find((g) => g.trigger === 'timer' && g.stride === stride && g.samples === samples)?.accuracy;
+  const ok = [];
+  for (const stride of settings.strides) {
+    for (const samples of settings.samples) {
+      const a = wls.map((w) => acc(w, stride, samples));
+      const margins = wls.map((w, i) => (a[i] ?? 0) - (acc(w, 1, 1) ?? 1));
+      if ((mean(a) ?? 0) >= ACCURACY_TARGET && margins.every((m) => m >= OVER_BASE)) ok.push({ stride, samples, a: mean(a), min: Math.min(...margins) });
+    }
+  }
+  ok.sort((x, y) => x.stride * x.samples - y.stride * y.samples || y.a - x.a);
+  return [
+    `The timer cells of the grid that meet the accuracy targets (mean ≥ ${pct(ACCURACY_TARGET, 0)}, ≥ ${pct(OVER_BASE, 0)} points over the grid's 1×1 cell on every workload), fewest calls per window first: ${
+      ok.slice(0, 8).map((c) => `${c.stride}×${c.samples} (${c.stride * c.samples} calls, ${pct(c.a, 0)}, margin ≥ ${pct(c.min, 0)})`).join(', ') || 'none'
+    }. Their overhead was not measured apart here (\`--overhead extra\` times the grid's corners).`,
+    '',
+  ];
 }
