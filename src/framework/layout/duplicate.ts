@@ -35,7 +35,13 @@ export function entryCheck(ctx: LayoutContext): EntryPlan {
   };
 }
 
-export function fullDuplication(ctx: LayoutContext, entry: EntryPlan = entryCheck(ctx)): MethodCode {
+/**
+ * Where a backedge check that does not fire goes: by default the checking code's loop head; in an
+ * out-of-line copy (twin.ts), code that hands the loop head back to the method.
+ */
+export type ResumePlan = (ed: MethodEditor, block: number) => Label;
+
+export function fullDuplication(ctx: LayoutContext, entry: EntryPlan = entryCheck(ctx), resume?: ResumePlan): MethodCode {
   const { cf, code, cfg, probes, trigger, base, frames } = ctx;
   if (hasSubroutines(code)) throw new LayoutRefused('jsr/ret subroutines');
   // A cycle closed only by an exception edge (javac's handler of a synchronized block covers its
@@ -95,7 +101,7 @@ export function fullDuplication(ctx: LayoutContext, entry: EntryPlan = entryChec
     const frame = frameOfBlock(v);
     const trampoline = new Label();
     ed.setFrame(trampoline, frame);
-    ed.append([trampoline, ...checkJump(cp, trigger, dLabel.get(v)!, cLabel.get(v)!)]);
+    ed.append([trampoline, ...checkJump(cp, trigger, dLabel.get(v)!, resume ? resume(ed, v) : cLabel.get(v)!)]);
     let fromCopy = trampoline;
     const calls = probes.backedges.get(e);
     if (calls && calls.length > 0) {

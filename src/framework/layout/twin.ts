@@ -7,38 +7,48 @@
  * hot. (Inside one method, every sample that reached compiled code had the copy compiled too:
  * Rhino's compiled code grew from 4.1 to 6.6 MB and its JIT time doubled; BENCHMARKS.md.)
  *
- *   m:    entry check ─fire─▶ return twin(args, 0, null, null)
- *         original code; backedge u→v ─▶ check ─fire─▶ return twin(…, i, locals at v)
+ *   m:    entry check ─fire─▶ r = twin(args, 0, P, R) ─▶ resume
+ *         original code; backedge u→v ─▶ check ─fire─▶ r = twin(…, i, P, R with the locals at v) ─▶ resume
+ *         resume: switch (P[0]) { 0: return r; j: restore the locals at v_j; goto C.v_j }
  *   twin: switch (entry) { 0: D.entry; i: restore the locals at v_i; goto D.v_i }
- *         then the full-dup layout of m (checking and duplicated code)
+ *         then the duplicated code of the full-dup layout; a backedge u→v of the copy goes through
+ *         its check to D.v, and when the check does not fire the twin stores the locals at v into
+ *         P and R, sets P[0] = j and returns to m, which goes on at C.v (resume).
+ *
+ * A sample is then one acyclic path, as in seed 000, and the twin runs only while sampling. (A
+ * twin that ran the rest of the invocation in a checking copy of its own became as hot as m in
+ * every long loop, and HotSpot compiled both: Rhino's C2 time went from 1.1 to 3.5 s.)
  *
  * The twin takes m's arguments (`this` first for an instance method), the entry number and the
- * locals live at the sampled loop head: primitives in a long[], references in an Object[] (one
- * allocation per sample, never on the checking path). Control moves only where full duplication
- * lets it (no monitor held, no object under construction); the call is outside every try range, so
- * an exception from the twin leaves m as it would have left m's own code.
+ * locals live at the sampled loop head: primitives in a long[] after its slot 0, references in an
+ * Object[] (allocated per sample, never on the checking path). Control moves only where full
+ * duplication lets it (no monitor held, no object under construction); the call is outside every
+ * try range, so an exception from the twin leaves m as it would have left m's own code.
  */
 import type { ClassFile } from '../../classfile/classfile.js';
+import type { ConstantPool } from '../../classfile/constant-pool.js';
 import { ACC, type MemberInfo } from '../../classfile/model.js';
 import { parseMethodDescriptor } from '../../classfile/descriptor.js';
 import { Label, type Frame, type Insn, type MethodCode, type Node, type VType } from '../../bytecode/ir.js';
 import { OP } from '../../bytecode/opcodes.js';
-import { classNameOfVType } from '../../bytecode/vtypes.js';
+import { classNameOfVType, vtypeOfField } from '../../bytecode/vtypes.js';
 import { blockLabel, lastInsn } from '../../analysis/cfg.js';
 import { branchTargets } from '../../bytecode/ir.js';
 import { MethodEditor, insertLocals } from '../../edit/method-editor.js';
 import { invoke, load, loadOpFor, op, pushInt, returnOpFor } from '../../bytecode/emit.js';
 import { checkCode, checkJump } from '../probes.js';
 import { LayoutRefused, checkTransfers, hasSubroutines, type LayoutContext } from './context.js';
-import { fullDuplication, leadingFramedLabel, type EntryPlan } from './duplicate.js';
+import { fullDuplication, leadingFramedLabel, type EntryPlan, type ResumePlan } from './duplicate.js';
 
 const ENTRY_TYPES: readonly VType[] = ['I', '[J', '[Ljava/lang/Object;'];
+/** KOMORIUM_TWIN=stay: the twin runs the rest of the invocation in a checking copy of its own (the earlier design, for measurements). */
+const STAY = process.env.KOMORIUM_TWIN === 'stay';
 
 /** A local live at a transfer point: its slot in the method, its type, and where it travels. */
 interface Carried {
   slot: number;
   type: VType;
-  /** Index in the long[] (primitives) or the Object[] (references). */
+  /** Index in the long[] (primitives, from 1: slot 0 names the point to resume at) or the Object[] (references). */
   index: number;
   primitive: boolean;
 }
@@ -47,6 +57,7 @@ interface Carried {
 interface TransferPoint {
   block: number;
   carried: Carried[];
+  /** Length of the long[] this point needs (slot 0 included). */
   prims: number;
   refs: number;
 }
@@ -102,7 +113,7 @@ export function transferPoints(ctx: LayoutContext): TransferPoint[] {
     const frame = ctx.frames.before(ctx.cfg.blocks[block]!.firstInsn);
     if (frame === null) throw new LayoutRefused('a loop head without a known frame');
     const carried: Carried[] = [];
-    let prims = 0;
+    let prims = 1;
     let refs = 0;
     frame.locals.forEach((type, slot) => {
       if (type === 'T' || typeof type !== 'string') return;
@@ -116,7 +127,7 @@ export function transferPoints(ctx: LayoutContext): TransferPoint[] {
 
 /**
  * The method's own code: the original with a check at the entry and on every backedge, each
- * calling the twin when it fires.
+ * calling the twin when it fires, and the resume after the call.
  */
 export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: readonly TransferPoint[]): MethodCode {
   const { cf, code, cfg, trigger, frames, method } = ctx;
@@ -124,9 +135,20 @@ export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: rea
   const cp = cf.cp;
   const ed = new MethodEditor(code);
   const recorded = new Set(code.frames?.keys() ?? []);
-  const ret = () => op(returnOpFor(parseMethodDescriptor(method.desc).ret));
+  const ret = parseMethodDescriptor(method.desc).ret;
   const isStatic = (method.access & ACC.STATIC) !== 0;
   const args = parseMethodDescriptor(method.desc).args;
+  const callTwin = () => invoke(cp, OP.INVOKESTATIC, twin.owner, twin.name, twin.desc, twin.isInterface);
+  // Every call gets arrays that fit any point, since the twin may come back at any of them.
+  const temps = ed.reserveLocals(2);
+  const prims = Math.max(1, ...points.map((p) => p.prims));
+  const refs = Math.max(0, ...points.map((p) => p.refs));
+  const arrays = (): Node[] => [
+    pushInt(cp, prims), { op: OP.NEWARRAY, n: 11 }, load(OP.ASTORE, temps),
+    pushInt(cp, refs), { op: OP.ANEWARRAY, cp: cp.classIndex('java/lang/Object') }, load(OP.ASTORE, temps + 1),
+  ];
+  const passArrays = () => [load(OP.ALOAD, temps), load(OP.ALOAD, temps + 1)];
+  const resume = new Label();
 
   // Entry: the arguments as they came.
   const entryStub = new Label();
@@ -138,20 +160,21 @@ export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: rea
     callArgs.push(load(loadOpFor(a), slot));
     slot += a === 'J' || a === 'D' ? 2 : 1;
   }
-  ed.append([entryStub, ...callArgs, op(OP.ICONST_0), op(OP.ACONST_NULL), op(OP.ACONST_NULL), invoke(cp, OP.INVOKESTATIC, twin.owner, twin.name, twin.desc, twin.isInterface), ret()]);
+  // Without a loop the twin always returns the method's result: no arrays, no resume.
+  if (points.length === 0) ed.append([entryStub, ...callArgs, op(OP.ICONST_0), op(OP.ACONST_NULL), op(OP.ACONST_NULL), callTwin(), op(returnOpFor(ret))]);
+  else ed.append([entryStub, ...arrays(), ...callArgs, op(OP.ICONST_0), ...passArrays(), callTwin(), { op: OP.GOTO, target: resume }]);
   const framed = leadingFramedLabel(code);
   const cont = framed ?? new Label();
   if (!framed) ed.setFrame(cont, frames.entry());
   ed.prepend([...checkCode(cp, trigger, entryStub, cont), ...(framed ? [] : [cont])]);
 
   // Backedges: through a check to the twin, entered at the loop head.
-  const temps = ed.reserveLocals(2);
-  points.forEach((p, i) => {
+  const heads = points.map((p, i) => {
     const frame = frames.before(cfg.blocks[p.block]!.firstInsn)!;
     const v = headLabel(p.block);
     const stub = new Label();
     ed.setFrame(stub, frame);
-    ed.append([stub, ...carryOut(p, i + 1, temps), invoke(cp, OP.INVOKESTATIC, twin.owner, twin.name, twin.desc, twin.isInterface), ret()]);
+    ed.append([stub, ...arrays(), ...carryOut(p, i + 1), callTwin(), { op: OP.GOTO, target: resume }]);
     for (const e of cfg.backEdges) {
       if (e.to !== p.block || (!e.branch && !e.fallthrough)) continue;
       const trampoline = new Label();
@@ -163,6 +186,22 @@ export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: rea
       }
       if (e.fallthrough) ed.insertAfter(last, [{ op: OP.GOTO, target: trampoline }]);
     }
+    return v;
+  });
+
+  if (points.length === 0) return ed.finish();
+  // Resume: return the twin's result, or go on at the loop head the twin stopped before.
+  const afterCall: Frame = { locals: [...Array<VType>(temps).fill('T'), '[J', '[Ljava/lang/Object;'], stack: ret === 'V' ? [] : [vtypeOfField(ret)] };
+  const done = new Label();
+  ed.setFrame(resume, afterCall);
+  ed.setFrame(done, afterCall);
+  const cases = points.map(() => new Label());
+  ed.append([resume, load(OP.ALOAD, temps), op(OP.ICONST_0), op(OP.LALOAD), op(OP.L2I)]);
+  ed.append([{ op: OP.TABLESWITCH, low: 0, dflt: done, targets: [done, ...cases] }, done, op(returnOpFor(ret))]);
+  points.forEach((p, i) => {
+    ed.setFrame(cases[i]!, afterCall);
+    const drop = ret === 'V' ? [] : [op(ret === 'J' || ret === 'D' ? OP.POP2 : OP.POP)];
+    ed.append([cases[i]!, ...drop, ...restoreLocals(cp, p, temps, (s) => s), { op: OP.GOTO, target: heads[i]! }]);
   });
   return ed.finish();
 
@@ -176,54 +215,21 @@ export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: rea
     return l;
   }
 
-  /** The twin's arguments for entry `entry` at point `p`: default arguments, the entry, the locals in two arrays. */
-  function carryOut(p: TransferPoint, entry: number, at: number): Node[] {
-    const out: Node[] = [pushInt(cp, p.prims), { op: OP.NEWARRAY, n: 11 }, load(OP.ASTORE, at)];
-    out.push(pushInt(cp, p.refs), { op: OP.ANEWARRAY, cp: cp.classIndex('java/lang/Object') }, load(OP.ASTORE, at + 1));
-    for (const c of p.carried) {
-      out.push(load(OP.ALOAD, c.primitive ? at : at + 1), pushInt(cp, c.index));
-      out.push(...(c.primitive ? widen(c) : [load(OP.ALOAD, c.slot)]));
-      out.push(op(c.primitive ? OP.LASTORE : OP.AASTORE));
-    }
+  /** The twin's arguments for entry `entry` at point `p`: neutral arguments, the entry, the locals in the arrays. */
+  function carryOut(p: TransferPoint, entry: number): Node[] {
+    const out = storeLocals(cp, p, temps, (s) => s);
     // The twin's own arguments get their values from the arrays too: pass neutral ones.
     if (!isStatic) out.push(op(OP.ACONST_NULL));
     for (const a of args) out.push(neutral(a));
-    out.push(pushInt(cp, entry), load(OP.ALOAD, at), load(OP.ALOAD, at + 1));
+    out.push(pushInt(cp, entry), ...passArrays());
     return out;
-  }
-
-  function widen(c: Carried): Node[] {
-    switch (c.type) {
-      case 'I':
-        return [load(OP.ILOAD, c.slot), op(OP.I2L)];
-      case 'F':
-        return [load(OP.FLOAD, c.slot), invoke(cp, OP.INVOKESTATIC, 'java/lang/Float', 'floatToRawIntBits', '(F)I'), op(OP.I2L)];
-      case 'J':
-        return [load(OP.LLOAD, c.slot)];
-      default:
-        return [load(OP.DLOAD, c.slot), invoke(cp, OP.INVOKESTATIC, 'java/lang/Double', 'doubleToRawLongBits', '(D)J')];
-    }
-  }
-
-  function neutral(desc: string): Node {
-    switch (loadOpFor(desc)) {
-      case OP.ILOAD:
-        return op(OP.ICONST_0);
-      case OP.LLOAD:
-        return op(OP.LCONST_0);
-      case OP.FLOAD:
-        return op(OP.FCONST_0);
-      case OP.DLOAD:
-        return op(OP.DCONST_0);
-      default:
-        return op(OP.ACONST_NULL);
-    }
   }
 }
 
 /**
  * The twin's code, from its own copy of the method's code: room for the three extra arguments
- * after the method's, then the full-dup layout entered through a dispatch on the entry number.
+ * after the method's, then the full-dup layout entered through a dispatch on the entry number,
+ * whose checks that do not fire hand the loop head back to the method (the resume).
  * `ctx.frames` must describe the twin as `typed` (twinOf): its entry frame has the extra arguments.
  */
 export function twinBody(ctx: LayoutContext, method: MemberInfo, points: readonly TransferPoint[]): MethodCode {
@@ -231,17 +237,13 @@ export function twinBody(ctx: LayoutContext, method: MemberInfo, points: readonl
   if (!insertLocals(ctx.code, k, ENTRY_TYPES)) throw new LayoutRefused('a long or double straddles the last argument slot');
   const shift = (slot: number) => (slot >= k ? slot + ENTRY_TYPES.length : slot);
   const cp = ctx.cf.cp;
+  const ret = parseMethodDescriptor(method.desc).ret;
   const dispatch: EntryPlan = (ed, dEntry, copyLabel) => {
     const restores: Node[] = [];
     const cases = points.map((p) => {
       const l = new Label();
       ed.setFrame(l, ctx.frames.entry());
-      restores.push(l);
-      for (const c of p.carried) {
-        restores.push(load(OP.ALOAD, c.primitive ? k + 1 : k + 2), pushInt(cp, c.index), op(c.primitive ? OP.LALOAD : OP.AALOAD));
-        restores.push(...narrow(c, shift(c.slot)));
-      }
-      restores.push({ op: OP.GOTO, target: copyLabel(p.block) });
+      restores.push(l, ...restoreLocals(cp, p, k + 1, shift), { op: OP.GOTO, target: copyLabel(p.block) });
       return l;
     });
     // Nothing jumps to the checking code's first instruction: it needs a frame of its own.
@@ -259,23 +261,87 @@ export function twinBody(ctx: LayoutContext, method: MemberInfo, points: readonl
       ...(framed ? [] : [start]),
     ]);
   };
-  return fullDuplication(ctx, dispatch);
+  const resumeLabels = new Map<number, Label>();
+  const handBack: ResumePlan = (ed, block) => {
+    let l = resumeLabels.get(block);
+    if (l) return l;
+    const i = points.findIndex((p) => p.block === block);
+    const p = points[i]!;
+    l = new Label();
+    ed.setFrame(l, ctx.frames.before(ctx.cfg.blocks[block]!.firstInsn));
+    const marker = [load(OP.ALOAD, k + 1), op(OP.ICONST_0), pushInt(cp, i + 1), op(OP.I2L), op(OP.LASTORE)];
+    const result = ret === 'V' ? [] : [neutral(ret)];
+    ed.append([l, ...storeLocals(cp, p, k + 1, shift), ...marker, ...result, op(returnOpFor(ret))]);
+    resumeLabels.set(block, l);
+    return l;
+  };
+  return fullDuplication(ctx, dispatch, STAY ? undefined : handBack);
+}
 
-  function narrow(c: Carried, slot: number): Node[] {
-    switch (c.type) {
-      case 'I':
-        return [op(OP.L2I), load(OP.ISTORE, slot)];
-      case 'F':
-        return [op(OP.L2I), invoke(cp, OP.INVOKESTATIC, 'java/lang/Float', 'intBitsToFloat', '(I)F'), load(OP.FSTORE, slot)];
-      case 'J':
-        return [load(OP.LSTORE, slot)];
-      case 'D':
-        return [invoke(cp, OP.INVOKESTATIC, 'java/lang/Double', 'longBitsToDouble', '(J)D'), load(OP.DSTORE, slot)];
-      case 'N':
-        return [load(OP.ASTORE, slot)];
-      default:
-        return [{ op: OP.CHECKCAST, cp: cp.classIndex(classNameOfVType(c.type as string)) }, load(OP.ASTORE, slot)];
-    }
+/** Stores the locals carried at `p` into the arrays in slots `at` (long[]) and `at + 1` (Object[]). */
+function storeLocals(cp: ConstantPool, p: TransferPoint, at: number, slotOf: (slot: number) => number): Node[] {
+  const out: Node[] = [];
+  for (const c of p.carried) {
+    out.push(load(OP.ALOAD, c.primitive ? at : at + 1), pushInt(cp, c.index));
+    out.push(...(c.primitive ? widen(cp, c, slotOf(c.slot)) : [load(OP.ALOAD, slotOf(c.slot))]));
+    out.push(op(c.primitive ? OP.LASTORE : OP.AASTORE));
+  }
+  return out;
+}
+
+/** Loads the locals carried at `p` back from the arrays in slots `at` and `at + 1`. */
+function restoreLocals(cp: ConstantPool, p: TransferPoint, at: number, slotOf: (slot: number) => number): Node[] {
+  const out: Node[] = [];
+  for (const c of p.carried) {
+    out.push(load(OP.ALOAD, c.primitive ? at : at + 1), pushInt(cp, c.index), op(c.primitive ? OP.LALOAD : OP.AALOAD));
+    out.push(...narrow(cp, c, slotOf(c.slot)));
+  }
+  return out;
+}
+
+function widen(cp: ConstantPool, c: Carried, slot: number): Node[] {
+  switch (c.type) {
+    case 'I':
+      return [load(OP.ILOAD, slot), op(OP.I2L)];
+    case 'F':
+      return [load(OP.FLOAD, slot), invoke(cp, OP.INVOKESTATIC, 'java/lang/Float', 'floatToRawIntBits', '(F)I'), op(OP.I2L)];
+    case 'J':
+      return [load(OP.LLOAD, slot)];
+    default:
+      return [load(OP.DLOAD, slot), invoke(cp, OP.INVOKESTATIC, 'java/lang/Double', 'doubleToRawLongBits', '(D)J')];
+  }
+}
+
+function narrow(cp: ConstantPool, c: Carried, slot: number): Node[] {
+  switch (c.type) {
+    case 'I':
+      return [op(OP.L2I), load(OP.ISTORE, slot)];
+    case 'F':
+      return [op(OP.L2I), invoke(cp, OP.INVOKESTATIC, 'java/lang/Float', 'intBitsToFloat', '(I)F'), load(OP.FSTORE, slot)];
+    case 'J':
+      return [load(OP.LSTORE, slot)];
+    case 'D':
+      return [invoke(cp, OP.INVOKESTATIC, 'java/lang/Double', 'longBitsToDouble', '(J)D'), load(OP.DSTORE, slot)];
+    case 'N':
+      return [load(OP.ASTORE, slot)];
+    default:
+      return [{ op: OP.CHECKCAST, cp: cp.classIndex(classNameOfVType(c.type as string)) }, load(OP.ASTORE, slot)];
+  }
+}
+
+/** A value of type `desc` that stands for "no value". */
+function neutral(desc: string): Node {
+  switch (loadOpFor(desc)) {
+    case OP.ILOAD:
+      return op(OP.ICONST_0);
+    case OP.LLOAD:
+      return op(OP.LCONST_0);
+    case OP.FLOAD:
+      return op(OP.FCONST_0);
+    case OP.DLOAD:
+      return op(OP.DCONST_0);
+    default:
+      return op(OP.ACONST_NULL);
   }
 }
 
