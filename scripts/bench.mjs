@@ -33,7 +33,8 @@ const HELP = `usage: node scripts/bench.mjs [options]     (npm run bench -- [opt
   --report-only           regenerate BENCHMARKS.md and figures from the JSON, run nothing
   --json PATH  --md PATH  --figures DIR   outputs (default bench-results.json, BENCHMARKS.md, scripts/bench/figures)
   --no-install            do not run scripts/install-bench-deps.sh first
-  --kind NAME [options]   instead: the benchmark of a profile kind, scripts/bench/NAME.mjs (e.g. --kind cbs --help)`;
+  --kind NAME [options]   instead: the benchmark of a profile kind, scripts/bench/NAME.mjs (e.g. --kind cbs --help)
+  --subpaths …            short for --kind subpaths (issue 22): BENCHMARKS-subpaths.md`;
 
 function parseArgs(argv) {
   const env = process.env;
@@ -394,6 +395,7 @@ async function benchInstrumentSpeed(opts) {
 async function main() {
   // `--kind <name>`: a profile kind's own benchmark, scripts/bench/<name>.mjs (its options follow).
   const argv = process.argv.slice(2);
+  if (argv[0] === '--subpaths') argv.splice(0, 1, '--kind', 'subpaths');
   if (argv[0] === '--kind') {
     const kind = argv[1] ?? '';
     const file = join(REPO, 'scripts', 'bench', `${kind}.mjs`);

@@ -135,6 +135,7 @@ export function writeReport(results, { md, figures, json = 'bench-results.json' 
   const isSweep = sameName(md, SWEEP_MD);
   L.push(isSweep ? '# Benchmarks: granularity sweep' : '# Benchmarks');
   L.push('');
+  if (!isSweep) L.push('The subpaths kind (seed 003, issue 22) has its own page: [BENCHMARKS-subpaths.md](BENCHMARKS-subpaths.md) (`npm run bench -- --kind subpaths`).', '');
   if (isSweep) {
     L.push(`> A subset of the workloads at every granularity, beside the full run in [BENCHMARKS.md](BENCHMARKS.md); the targets below are over these ${Object.keys(results.workloads).length} workloads only.`);
     L.push('');
@@ -248,6 +249,11 @@ export function writeReport(results, { md, figures, json = 'bench-results.json' 
     const sgs = sweep.settings.granularities;
     L.push(`Granularities ${sgs.map((g) => g.toLocaleString('en-US')).join(', ')}, constant and randomized, on ${ids.join(', ')} (${ids.length} of ${wls.length} workloads): ` +
       `[${SWEEP_MD}](${SWEEP_MD}) (\`node scripts/bench.mjs --workloads ${ids.join(',')} --granularities ${sgs.join(',')} --reps ${sweep.settings.reps} --skip instrument-speed,jfr --json ${SWEEP_JSON} --md ${SWEEP_MD} --figures scripts/bench/figures/sweep\`).`);
+    L.push('');
+  }
+  // Issue 21's bursty tracing has its own driver and page (scripts/bench/hps.mjs).
+  if (existsSync(join(dirname(md), 'BENCHMARKS-hps.md'))) {
+    L.push('Bursty tracing (seed 001: hot methods, call pairs, hot data streams; check mechanisms; the burst length × frequency grid): [BENCHMARKS-hps.md](BENCHMARKS-hps.md) (`npm run bench -- --kind hps`).');
     L.push('');
   }
   L.push('Peak resident memory (median, MiB) uninstrumented → agent=none → g=10,000 → JaCoCo → JFR: ' +

@@ -28,6 +28,7 @@ import { partialDuplication } from './layout/partial.js';
 import { guardedLayout } from './layout/guarded.js';
 import { canHaveTwin, checksCallingTwin, transferPoints, twinBody, twinOf } from './layout/twin.js';
 import { registrationCode } from './registration.js';
+import { isBurstTrigger, prepareClass } from './burst.js';
 
 export interface FrameworkOptions {
   kinds: readonly KindProbes[];
@@ -117,12 +118,13 @@ export function instrumentClassWithKinds(
     if (attr) methodIndex.set(m, table.addMethod(m.name, m.desc, firstLine(readCode(cf, m, attr))));
   }
   let clinit: { member: MemberInfo; code: MethodCode } | null = null;
+  const classOptions = isBurstTrigger(options.trigger) ? { ...options, trigger: prepareClass(cf, options.trigger) } : options;
   const added: MemberInfo[] = [];
 
   for (const m of cf.methods) {
     const attr = m.attributes.find((a) => a.name === 'Code');
     if (!attr) continue;
-    const outcome = layOut(cf, m, attr, methodIndex.get(m)!, table, program.hierarchy, options, base, report);
+    const outcome = layOut(cf, m, attr, methodIndex.get(m)!, table, program.hierarchy, classOptions, base, report);
     if (outcome === null) {
       // No probes, or no layout fits: the method stays as it was.
       if (m.name === '<clinit>') clinit = { member: m, code: readCode(cf, m, attr) };

@@ -40,6 +40,13 @@ export interface EventRequest {
   guard?: string;
   /** Number the event's sites but place no code: the kind finds them at run time (from the stack). */
   siteOnly?: boolean;
+  /**
+   * For `field` and `array`: also pass what the instruction touches, as
+   * `static void handler(Object object, int site)` (null for a static field, and for a field of
+   * `this` set before the constructor's super call, which no method may see) or, for an array,
+   * `static void handler(Object array, int index, int site)`.
+   */
+  operands?: boolean;
 }
 
 /** The instrumentation side of a profile kind. */

@@ -1,51 +1,17 @@
 /**
  * What the call-graph kinds share (call-edges, counted by the framework; cbs, sampled by its own
  * trigger): the edge, keyed by call site (caller method and bytecode index) and the method that
- * actually ran; its `edge` records; the edge tables of the text report; the overlap of two graphs;
+ * actually ran (its `edge` records are edge-records.ts's); the edge tables of the text report; the overlap of two graphs;
  * and the graph as Graphviz dot. A cbs section and a call-edges section compare edge by edge.
  */
-import type { SectionReader, SiteEntry } from '../profile/document.js';
+import type { SiteEntry } from '../profile/document.js';
 import type { MethodEntry } from '../profile/model.js';
-import type { TableIds } from '../profile/write.js';
 import { shareOverlap } from '../profile/share-overlap.js';
 import { formatInt, formatPct, methodName, siteName, table, type NameOptions } from '../report/names.js';
-import type { Accuracy, CallEdge, ReportOptions } from './kind.js';
+import type { Accuracy, AccuracyOptions, ReportOptions } from './kind.js';
+import { edgeKey, type CallEdge } from './edge-records.js';
 
-export type { CallEdge } from './kind.js';
-
-export const edgeKey = (e: CallEdge): string => `${e.site.key}\u0001${e.callee.key}`;
-
-/** The `edge<TAB>site<TAB>callee<TAB>count` records of a section; an edge may appear once. */
-export function readEdges(r: SectionReader): CallEdge[] {
-  const seen = new Set<string>();
-  return r.records('edge', 4, 'edge<TAB>site<TAB>callee method<TAB>count').map((rec) => {
-    const e = { site: r.site(rec, 1), callee: r.method(rec, 2), count: r.int(rec, 3, 'count', 1) };
-    if (seen.has(edgeKey(e))) r.fail(`edge ${rec.fields[1]} → ${rec.fields[2]} repeats an earlier edge`, rec.line);
-    seen.add(edgeKey(e));
-    return e;
-  });
-}
-
-/** The edge records, sorted by site and callee id. */
-export function edgeLines(edges: readonly CallEdge[], ids: TableIds): string[] {
-  const rows = edges.map((e) => [ids.site(e.site), ids.method(e.callee), e.count] as const);
-  rows.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  return rows.map(([site, callee, count]) => `edge\t${site}\t${callee}\t${count}`);
-}
-
-/** The edges of several sections, counts of the same edge summed. */
-export function sumEdges(lists: readonly (readonly CallEdge[])[]): CallEdge[] {
-  const sum = new Map<string, CallEdge>();
-  for (const list of lists) {
-    for (const e of list) {
-      const k = edgeKey(e);
-      const known = sum.get(k);
-      if (known) known.count += e.count;
-      else sum.set(k, { ...e });
-    }
-  }
-  return [...sum.values()];
-}
+export type { CallEdge } from './edge-records.js';
 
 export function totalCount(edges: readonly CallEdge[]): number {
   return edges.reduce((n, e) => n + e.count, 0);
@@ -81,12 +47,12 @@ export function edgeTables(
   return lines;
 }
 
-/** The paper's overlap of two call graphs (seed 004 §6.2), edge by edge. */
-export function edgeAccuracy(exact: readonly CallEdge[], sampled: readonly CallEdge[]): Accuracy {
+/** The paper's overlap of two call graphs (seed 004 §6.2), edge by edge; `opts.cutoff` as in diff --accuracy --cutoff. */
+export function edgeAccuracy(exact: readonly CallEdge[], sampled: readonly CallEdge[], opts: AccuracyOptions = {}): Accuracy {
   const byKey = (edges: readonly CallEdge[]) => new Map(edges.map((e) => [edgeKey(e), e.count]));
   const names = new Map<string, string>();
   for (const e of [...exact, ...sampled]) names.set(edgeKey(e), `${siteName(e.site)} → ${methodName(e.callee)}`);
-  const o = shareOverlap(byKey(exact), byKey(sampled));
+  const o = shareOverlap(byKey(exact), byKey(sampled), opts.cutoff);
   return {
     overlap: o.overlap,
     unit: 'call edges',

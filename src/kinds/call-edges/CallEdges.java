@@ -49,10 +49,12 @@ public final class CallEdges {
 
         @Override
         public void write(ProfileFile file) {
-            EdgeRecords edges = EdgeRecords.collect(file, EDGES.all());
+            EdgeCounts rows = EdgeCounts.of(file, EDGES.all());
             FrameworkSection.start(file, kind());
-            edges.write(file);
-            description = "call-edges: " + edges.total + " calls on " + edges.edges.size() + " edges";
+            for (EdgeCounts.Edge e : rows.edges) {
+                file.record("edge", e.site, e.callee, e.count);
+            }
+            description = "call-edges: " + rows.calls + " calls on " + rows.edges.size() + " edges";
         }
     }
 }

@@ -4,10 +4,11 @@
  */
 import { HEADER_RECORDS, describeSampling, mergeSamplingHeaders, readSamplingHeader, samplingHeaderLines, type SamplingHeader } from '../../framework/section-header.js';
 import { formatInt } from '../../report/names.js';
-import { edgeAccuracy, edgeLines, edgeTables, readEdges, sumEdges, totalCount, type CallEdge } from '../call-graph.js';
+import { edgeAccuracy, edgeTables, totalCount } from '../call-graph.js';
+import { edgeLines, mergeEdges, readEdges, type CallEdge } from '../edge-records.js';
 import type { SectionCodec } from '../kind.js';
 
-export type { CallEdge } from '../call-graph.js';
+export type { CallEdge };
 
 export interface CallEdges {
   header: SamplingHeader;
@@ -17,17 +18,15 @@ export interface CallEdges {
 export const callEdgesSection: SectionCodec<CallEdges> = {
   read(r) {
     r.only([...HEADER_RECORDS, 'edge']);
-    const header = readSamplingHeader(r);
-    return { header, edges: readEdges(r) };
+    return { header: readSamplingHeader(r), edges: readEdges(r, 'edge') };
   },
 
   methods: (s) => s.edges.map((e) => e.callee),
   sites: (s) => s.edges.map((e) => e.site),
-  lines: (s, ids) => [...samplingHeaderLines(s.header), ...edgeLines(s.edges, ids)],
+  lines: (s, ids) => [...samplingHeaderLines(s.header), ...edgeLines('edge', s.edges, ids)],
 
   merge(sections, names) {
-    const header = mergeSamplingHeaders(sections.map((s) => s.header), names, 'call-edges');
-    return { header, edges: sumEdges(sections.map((s) => s.edges)) };
+    return { header: mergeSamplingHeaders(sections.map((s) => s.header), names, 'call-edges'), edges: mergeEdges(sections.map((s) => s.edges)) };
   },
 
   report(s, opts) {
@@ -36,6 +35,6 @@ export const callEdgesSection: SectionCodec<CallEdges> = {
     return [headline, ...edgeTables(s.edges, opts)].join('\n') + '\n';
   },
 
-  accuracy: (exact, sampled) => edgeAccuracy(exact.edges, sampled.edges),
+  accuracy: (exact, sampled, opts) => edgeAccuracy(exact.edges, sampled.edges, opts),
   callGraph: (s) => s.edges,
 };

@@ -83,8 +83,17 @@ public final class Cbs {
 
     private static final Timer TIMER_THREAD = TIMER ? Timer.launch() : null;
 
+    /** Set at exit, before the sections are written: sampling has stopped. */
+    private static volatile boolean exiting;
+
     static {
         Profiles.register(new Section());
+        Profiles.beforeWrite(new Runnable() {
+            @Override
+            public void run() {
+                stop();
+            }
+        });
         if (GRID) {
             // Every call goes to the grid, which keeps each cell's own count.
             schedule(1);
@@ -99,6 +108,15 @@ public final class Cbs {
     }
 
     private Cbs() {
+    }
+
+    /** At exit: no more ticks, no more samples while the profile is written. */
+    private static void stop() {
+        if (TIMER_THREAD != null) {
+            TIMER_THREAD.finish();
+        }
+        armed = false;
+        exiting = true;
     }
 
     /** A call whose callee the instruction fixes: static, special, private or final. */
@@ -335,14 +353,15 @@ public final class Cbs {
             return description;
         }
 
+        /*
+         * Profiles writes a section at exit and for every online dump (Control, Dumps) while the
+         * program runs: sampling stops only at exit (stop()), and the grid's cells, one file each
+         * beside the final profile, are written only then.
+         */
         @Override
         public void write(ProfileFile file) {
-            if (TIMER_THREAD != null) {
-                TIMER_THREAD.finish();
-            }
-            armed = false;
             description = "cbs: " + writeSection(file, ONE);
-            if (GRID) {
+            if (GRID && exiting) {
                 // The grid's cells: one file each beside the profile (which holds the first cell).
                 for (CbsWindow w : WINDOWS) {
                     String out = Config.out().replaceFirst("(\\.kprof)?$", "") + ".stride-" + w.stride + ".samples-" + w.samples + ".kprof";
@@ -359,7 +378,7 @@ public final class Cbs {
         }
 
         private String writeSection(ProfileFile file, CbsWindow w) {
-            EdgeRecords edges = EdgeRecords.collect(file, w.tables());
+            EdgeCounts edges = EdgeCounts.of(file, w.tables());
             file.section(kind());
             file.record("trigger", TRIGGER);
             file.record("placement", placement);
@@ -370,10 +389,12 @@ public final class Cbs {
             file.record("seed", Config.seed());
             file.record("ticks", triggers());
             file.record("windows", w.windows);
-            file.record("samples", edges.total);
+            file.record("samples", edges.calls);
             file.record("dropped", dropped);
-            edges.write(file);
-            return edges.total + " samples on " + edges.edges.size() + " edges in " + w.windows + " windows";
+            for (EdgeCounts.Edge e : edges.edges) {
+                file.record("edge", e.site, e.callee, e.count);
+            }
+            return edges.calls + " samples on " + edges.edges.size() + " edges in " + w.windows + " windows";
         }
     }
 }

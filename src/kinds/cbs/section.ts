@@ -6,7 +6,8 @@
 import { KomoriumError } from '../../errors.js';
 import type { SectionReader } from '../../profile/document.js';
 import { formatInt } from '../../report/names.js';
-import { edgeAccuracy, edgeLines, edgeTables, readEdges, stackTraceSite, sumEdges, type CallEdge } from '../call-graph.js';
+import { edgeAccuracy, edgeTables, stackTraceSite } from '../call-graph.js';
+import { edgeLines, mergeEdges, readEdges, type CallEdge } from '../edge-records.js';
 import type { SectionCodec } from '../kind.js';
 
 export interface CbsHeader {
@@ -85,12 +86,12 @@ function sameSampling(a: CbsHeader, b: CbsHeader): boolean {
 export const cbsSection: SectionCodec<Cbs> = {
   read(r) {
     r.only([...HEADER, 'edge']);
-    return { header: readHeader(r), edges: readEdges(r) };
+    return { header: readHeader(r), edges: readEdges(r, 'edge') };
   },
 
   methods: (s) => s.edges.map((e) => e.callee),
   sites: (s) => s.edges.map((e) => e.site),
-  lines: (s, ids) => [...headerLines(s.header), ...edgeLines(s.edges, ids)],
+  lines: (s, ids) => [...headerLines(s.header), ...edgeLines('edge', s.edges, ids)],
 
   merge(sections, names) {
     const first = sections[0]!.header;
@@ -107,7 +108,7 @@ export const cbsSection: SectionCodec<Cbs> = {
     const achieved = ticks === 0 ? first.achieved : Math.round(sections.reduce((n, s) => n + s.header.achieved * s.header.ticks, 0) / ticks);
     return {
       header: { ...first, achieved, ticks, windows: sum('windows'), samples: sum('samples'), dropped: sum('dropped') },
-      edges: sumEdges(sections.map((s) => s.edges)),
+      edges: mergeEdges(sections.map((s) => s.edges)),
     };
   },
 
@@ -119,6 +120,6 @@ export const cbsSection: SectionCodec<Cbs> = {
   },
 
   // `exact` is a call-edges section (ProfileKind.measuredAgainst) or another cbs section: both are edge lists.
-  accuracy: (exact, sampled) => edgeAccuracy(exact.edges, sampled.edges),
+  accuracy: (exact, sampled, opts) => edgeAccuracy(exact.edges, sampled.edges, opts),
   callGraph: (s) => s.edges,
 };

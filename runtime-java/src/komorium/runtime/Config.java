@@ -51,6 +51,15 @@ import java.util.Properties;
  *   bytecodes count. Each thread keeps its index (and so its random seed) whatever the filter,
  *   so when the threads' work and start order are deterministic, {@code komorium-ts merge} of the
  *   N profiles {@code 0/N} … {@code N-1/N} is the profile of the whole run.</td></tr>
+ * <tr><td>{@code komorium.start}</td><td>{@code true}</td><td>{@code false} starts with recording
+ *   stopped: nothing is recorded until {@link Control#start} (from the program, or through JMX), so that
+ *   start-up or warm-up can be left out.</td></tr>
+ * <tr><td>{@code komorium.jmx}</td><td>{@code false}</td><td>{@code true} registers the MBean
+ *   {@code komorium:type=Profiler} (start, stop, reset, dump) in the platform MBean server when the
+ *   runtime starts, for jconsole, VisualVM or any JMX client.</td></tr>
+ * <tr><td>{@code komorium.tests}</td><td>(none)</td><td>A folder: the JUnit Platform listener in the runtime
+ *   writes one profile per test there ({@link PerTestListener}), and the agent
+ *   defaults to {@code exact}.</td></tr>
  * <tr><td>{@code komorium.quiet}</td><td>{@code false}</td><td>{@code true} (or empty) suppresses
  *   the informational lines the runtime prints on standard error: the line at exit, and the
  *   warning that {@code komorium.maxContexts} was reached (the profile's {@code truncated} count
@@ -60,7 +69,10 @@ import java.util.Properties;
 public final class Config {
     /** A duration as strictDuration reads it; first, so that any property may be read as one. */
     private static final java.util.regex.Pattern DURATION = java.util.regex.Pattern.compile("([0-9]+(?:\\.[0-9]+)?)\\s*(ns|us|ms|s)?");
-    private static final String AGENT = string("komorium.agent", "sampling");
+    /** {@code komorium.tests}: a folder for per-test profiles, or null. */
+    private static final String TESTS = testsFolder();
+    // Per-test counts are exact bytecode counts unless an agent is named.
+    private static final String AGENT = string("komorium.agent", TESTS != null ? "exact" : "sampling");
     private static final int GRANULARITY = integer("komorium.granularity", 10000, 1);
     /**
      * Randomized by default: a constant granularity can fall into step with a loop (BENCHMARKS.md:
@@ -76,6 +88,9 @@ public final class Config {
     /** {@code komorium.threads} as {K, N}: the threads whose index is K modulo N; {0, 1} for all. */
     private static final int[] THREADS = threads("komorium.threads");
     private static final String OUT = outPath(string("komorium.out", "komorium.kprof"));
+    private static final boolean OUT_GIVEN = raw("komorium.out") != null && !raw("komorium.out").trim().isEmpty();
+    private static final boolean START = !"false".equalsIgnoreCase(string("komorium.start", "true"));
+    private static final boolean JMX = bool("komorium.jmx");
 
     private Config() {
     }
@@ -103,6 +118,31 @@ public final class Config {
     /** {@code komorium.out} as an absolute path, {@code %p} replaced by the process id. */
     public static String out() {
         return OUT;
+    }
+
+    /** Whether {@code komorium.out} was given (not the default). */
+    static boolean outGiven() {
+        return OUT_GIVEN;
+    }
+
+    /** {@code komorium.start}: whether the agent records from the start. */
+    static boolean startRecording() {
+        return START;
+    }
+
+    /** {@code komorium.jmx}. */
+    static boolean jmx() {
+        return JMX;
+    }
+
+    /** {@code komorium.tests} as an absolute path, or null. */
+    public static String testsDir() {
+        return TESTS;
+    }
+
+    private static String testsFolder() {
+        String v = raw("komorium.tests");
+        return v == null || v.trim().isEmpty() ? null : new File(v.trim()).getAbsolutePath();
     }
 
     /** {@code komorium.stackSize}, at least 2. */
@@ -343,18 +383,33 @@ public final class Config {
         return out;
     }
 
-    /** Stops the JVM with one line naming the property: the program does not run with a setting the user did not ask for. */
+    /** {@link #refuse(String, String, String)}, typed for the reader that calls it (it never returns). */
     private static <T> T refuse(String name, String value, String expected, T dflt) {
-        Report.error("komorium: -D" + name + "=" + value + " is not valid (expected " + expected + "); the program was not started");
-        Runtime.getRuntime().halt(2);
+        refuse(name, value, expected);
         return dflt;
+    }
+
+    /** The raw value of a property of a framework kind, or null when unset or blank. */
+    static String strictRaw(String name) {
+        String v = raw(name);
+        return v == null || v.trim().isEmpty() ? null : v.trim();
+    }
+
+    /**
+     * Stops the JVM (exit status 2) with one line naming a framework kind's property and what it
+     * expects: the program does not run with a setting the user did not ask for.
+     */
+    static void refuse(String name, String value, String expected) {
+        Report.error("komorium: -D" + name + "=" + value + " is not valid (expected " + expected
+                + "); the program was not started");
+        Runtime.getRuntime().halt(2);
     }
 
     private static void invalid(String name, String value, String expected, String dflt) {
         Report.error("komorium: ignoring -D" + name + "=" + value + " (expected " + expected + "); using " + dflt);
     }
 
-    private static String outPath(String out) {
+    static String outPath(String out) {
         String path = out.replace("%p", String.valueOf(pid()));
         // Resolved now: the working directory of a JVM cannot change, but relative paths would be
         // resolved again by every File operation; one absolute path is simpler to report.

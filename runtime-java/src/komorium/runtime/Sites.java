@@ -85,6 +85,7 @@ public final class Sites {
      * @return the number of the first site; the others follow in order
      */
     public static int forClass(String className, String sourceFile, String methods, String sites, int siteCount, String layout) {
+        KindOptions.check();
         int mid = MID.forClass(className, sourceFile, methods);
         synchronized (LOCK) {
             noteLayout(layout);

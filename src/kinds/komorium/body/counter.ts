@@ -85,17 +85,15 @@ export class Counter {
     // A check adds a branch target; in a method with frames it needs one, which dead code lacks.
     const canCheck = piece.check && (b.framesBefore === null || before != null);
     if (piece.check && !canCheck) stats.checksDropped++;
+    const line = b.slowPathLine(piece);
     if (this.local) {
       out.push({ op: OP.IINC, var: b.cntVar, inc: -piece.insnCount });
       if (!canCheck) return;
       stats.checks++;
       const skip = new Label();
       out.push(load(OP.ILOAD, b.cntVar), { op: OP.IFGT, target: skip }, load(OP.ALOAD, b.tcVar), load(OP.ILOAD, b.cntVar), load(OP.ALOAD, b.stackVar), load(OP.ILOAD, b.spVar));
-      if (b.leaf) {
-        out.push(b.getMid(), invoke(cp, OP.INVOKESTATIC, RT.TC, 'sampleLeaf', `(${RT.TC_DESC}I${RT.STACK_DESC}I${RT.MID_DESC})I`));
-      } else {
-        out.push(invoke(cp, OP.INVOKESTATIC, RT.TC, 'sample', `(${RT.TC_DESC}I${RT.STACK_DESC}I)I`));
-      }
+      if (b.leaf) out.push(b.getMid());
+      out.push(...line.push, invoke(cp, OP.INVOKESTATIC, RT.TC, b.leaf ? 'sampleLeaf' : 'sample', `(${RT.TC_DESC}I${RT.STACK_DESC}I${b.leaf ? RT.MID_DESC : ''}${line.desc})I`));
       out.push(op(OP.DUP), load(OP.ISTORE, b.syncVar), load(OP.ISTORE, b.cntVar), skip);
       if (b.newFrames && before) b.newFrames.set(skip, b.adapt(before));
       return;
@@ -108,11 +106,8 @@ export class Counter {
     stats.checks++;
     const skip = new Label();
     out.push(op(OP.DUP_X1), field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.counter, 'I'), { op: OP.IFGT, target: skip }, load(OP.ALOAD, b.tcVar), load(OP.ALOAD, b.stackVar), load(OP.ILOAD, b.spVar));
-    if (b.leaf) {
-      out.push(b.getMid(), invoke(cp, OP.INVOKEVIRTUAL, RT.TC, 'triggerSamplingLeaf', `(${RT.STACK_DESC}I${RT.MID_DESC})V`));
-    } else {
-      out.push(invoke(cp, OP.INVOKEVIRTUAL, RT.TC, 'triggerSampling', `(${RT.STACK_DESC}I)V`));
-    }
+    if (b.leaf) out.push(b.getMid());
+    out.push(...line.push, invoke(cp, OP.INVOKEVIRTUAL, RT.TC, b.leaf ? 'triggerSamplingLeaf' : 'triggerSampling', `(${RT.STACK_DESC}I${b.leaf ? RT.MID_DESC : ''}${line.desc})V`));
     out.push(skip);
     if (b.newFrames && before) b.newFrames.set(skip, b.adapt(before));
   }
