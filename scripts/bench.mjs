@@ -3,14 +3,14 @@
 // side by side with JaCoCo offline instrumentation and JFR, and `instrument` speed against
 // JaCoCo's. Writes bench-results.json and BENCHMARKS.md (+ SVG figures in scripts/bench/figures).
 // Never part of `npm test`. See `node scripts/bench.mjs --help`.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import {
   CACHE, REPO, WORKLOADS, JACOCO_OFFLINE_RUNTIME, driversDir, instrumentSpeedJars, jacocoRuntimeClasspath, javaBin,
 } from './bench/workloads.mjs';
-import { fileSize, freshDir, log, median, rotate, runProcess, sh, snapshotBuild as snapshotBuildTo } from './bench/util.mjs';
+import { fileSize, freshDir, log, median, rotate, runProcess, saveJson, sh, snapshotBuild as snapshotBuildTo } from './bench/util.mjs';
 import { komoriumSelfShares, methodOverlap, readJfrStacks, selfShares, topAgreement } from './bench/jfr.mjs';
 import { writeReport } from './bench/report.mjs';
 import { compareOutcome, outcomeOf } from './bench/outcome.mjs';
@@ -390,12 +390,6 @@ async function benchInstrumentSpeed(opts) {
     }
   }
   return out;
-}
-
-function saveJson(path, results) {
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, `${JSON.stringify(results, null, 1)}\n`);
-  renameSync(tmp, path);
 }
 
 async function main() {

@@ -1,5 +1,5 @@
 // BENCHMARKS.md and its SVG figures from bench-results.json (`node scripts/bench.mjs --report-only`).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { colorOf, linePlot } from './svg.mjs';
@@ -9,6 +9,7 @@ import { geomean } from './util.mjs';
 const SWEEP_MD = 'BENCHMARKS-sweep.md';
 const SWEEP_JSON = 'bench-sweep.json';
 const sameName = (a, b) => basename(a) === basename(b);
+const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 
 const OVERHEAD_TARGET = 1.25;
 const ACCURACY_TARGET = 0.95;
@@ -137,6 +138,15 @@ export function writeReport(results, { md, figures, json = 'bench-results.json' 
   if (!isSweep) L.push('The subpaths kind (seed 003, issue 22) has its own page: [BENCHMARKS-subpaths.md](BENCHMARKS-subpaths.md) (`npm run bench -- --kind subpaths`).', '');
   if (isSweep) {
     L.push(`> A subset of the workloads at every granularity, beside the full run in [BENCHMARKS.md](BENCHMARKS.md); the targets below are over these ${Object.keys(results.workloads).length} workloads only.`);
+    L.push('');
+  }
+  // The profile kinds' own benchmarks (scripts/bench/<kind>.mjs, `npm run bench -- --kind <kind>`) have pages of their own.
+  const kindPages = readdirSync(BENCH_DIR)
+    .filter((f) => f.endsWith('.mjs') && existsSync(join(dirname(md), `BENCHMARKS-${f.slice(0, -4)}.md`)))
+    .map((f) => f.slice(0, -4))
+    .sort();
+  if (!isSweep && kindPages.length > 0) {
+    L.push(`Profile kinds: ${kindPages.map((k) => `[${k}](BENCHMARKS-${k}.md) (\`npm run bench -- --kind ${k}\`)`).join(', ')}.`);
     L.push('');
   }
   if (results.quick) {

@@ -163,6 +163,14 @@ export function guardCode(cp: ConstantPool, trigger: Trigger, probe: readonly No
   ];
 }
 
+/**
+ * A kind's own guard (EventRequest.guard): `probe` runs only while the static boolean `field` of
+ * `owner` is true, else control goes to `skip`, which the caller places right after.
+ */
+export function ownGuardCode(cp: ConstantPool, owner: string, fieldName: string, probe: readonly Node[], skip: Label): Node[] {
+  return [field(cp, OP.GETSTATIC, owner, fieldName, 'Z'), { op: OP.IFEQ, target: skip }, ...probe];
+}
+
 /** `Sampler.counter -= 1`, leaving the new value on the stack. */
 function decrement(cp: ConstantPool): Insn[] {
   return [

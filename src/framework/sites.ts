@@ -25,6 +25,8 @@ export interface ProbeCall {
   handler: string;
   /** Pass the call's receiver: a virtual or interface call whose callee depends on it. */
   receiver: boolean;
+  /** The runtime class's static boolean that must be true for the call to run (EventRequest.guard). */
+  guard?: string;
   /** Pass the object (and array index) the field or array instruction touches (events.ts `operands`); 'null' where the object may not be seen yet. */
   operands?: 'pass' | 'null';
 }
@@ -113,8 +115,9 @@ export function findProbes(ctx: SiteContext): MethodProbes {
     const out: ProbeCall[] = [];
     for (const k of kinds) {
       for (const r of k.events) {
-        if (r.event !== e) continue;
+        if (r.event !== e || r.siteOnly) continue;
         const call: ProbeCall = { site: siteNo, owner: k.runtimeClass, handler: r.handler, receiver: receiver && r.receiver === true };
+        if (r.guard !== undefined) call.guard = r.guard;
         if (r.operands === true && (e === 'field' || e === 'array')) call.operands = operands;
         out.push(call);
       }

@@ -10,6 +10,7 @@ import type { SectionReader } from '../profile/document.js';
 import type { MethodEntry } from '../profile/model.js';
 import type { SiteEntry } from '../profile/document.js';
 import type { LayoutName } from '../framework/layout/context.js';
+import type { CallEdge } from './edge-records.js';
 import type { TableIds } from '../profile/write.js';
 import type { NameOptions } from '../report/names.js';
 import type { BlockCodeLookup } from '../report/block-code.js';
@@ -51,7 +52,13 @@ export interface SectionCodec<S> {
   report(s: S, opts: ReportOptions): string;
   /** A self-contained HTML page of the section, for kinds that have one (`report -o x.html`). */
   html?(s: S, opts: ReportOptions): string;
+  /**
+   * The overlap of `sampled` with the exhaustive `exact`: a section of this kind, or of a kind
+   * this one is measured against (ProfileKind.measuredAgainst), whose codec reads it.
+   */
   accuracy(exact: S, sampled: S, opts?: AccuracyOptions): Accuracy;
+  /** The section's call graph (call sites and the methods that ran there), when it is one (report --format dot draws it). */
+  callGraph?(s: S): readonly CallEdge[];
 }
 
 export interface AccuracyOptions {
@@ -62,6 +69,12 @@ export interface AccuracyOptions {
 export interface ProfileKind extends KindProbes {
   /** One line for --help and reports. */
   readonly title: string;
+  /**
+   * Kinds whose exhaustive sections a section of this kind is measured against by `diff
+   * --accuracy` when the exact profile has no section of this kind (cbs against call-edges: the
+   * same edges, counted instead of sampled). The section codec's accuracy() reads theirs too.
+   */
+  readonly measuredAgainst?: readonly string[];
   /**
    * The layouts the kind can run under, when not all: a kind that samples inside its own runtime
    * logic needs every event (exhaustive). The first is the default when the kind is asked for.

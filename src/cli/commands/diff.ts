@@ -23,6 +23,11 @@ interface DiffArgs {
   cutoff?: string;
 }
 
+/** A row's kind, and the exact profile's kind it was measured against when not its own. */
+function kindLabel(r: KindAccuracy): string {
+  return r.against === undefined ? r.kind : `${r.kind} against ${r.against}`;
+}
+
 /**
  * `diff --accuracy EXACT SAMPLED`: how close a sampled profile is to the exhaustive (or exact)
  * profile of the same run input, for every kind the two share.
@@ -37,7 +42,7 @@ function renderAccuracy(exactName: string, sampledName: string, rows: KindAccura
     ...table(
       [
         ['kind', 'overlap', 'ideal', 'over'],
-        ...rows.map((r) => [r.kind, formatPct(r.overlap, 2), r.ideal === undefined ? '' : formatPct(r.ideal, 2), `${formatInt(r.keys)} ${r.unit}`]),
+        ...rows.map((r) => [kindLabel(r), formatPct(r.overlap, 2), r.ideal === undefined ? '' : formatPct(r.ideal, 2), `${formatInt(r.keys)} ${r.unit}`]),
       ],
       ['l', 'r', 'r', 'l'],
     ),
@@ -48,10 +53,10 @@ function renderAccuracy(exactName: string, sampledName: string, rows: KindAccura
   for (const r of rows) {
     const worst = r.worst.filter((w) => w.exact !== w.sampled).slice(0, top);
     if (worst.length === 0) continue;
-    lines.push('', `Largest differences, ${r.kind} ${r.unit} (share exact → sampled):`);
+    lines.push('', `Largest differences, ${kindLabel(r)} ${r.unit} (share exact → sampled):`);
     lines.push(...table(worst.map((w) => [formatPct(w.exact, 2), '→', formatPct(w.sampled, 2), w.name]), ['r', 'l', 'r', 'l']));
   }
-  for (const r of rows) if (r.notes?.length) lines.push('', `${r.kind}:`, ...r.notes.map((n) => `  ${n}`));
+  for (const r of rows) if (r.notes?.length) lines.push('', `${kindLabel(r)}:`, ...r.notes.map((n) => `  ${n}`));
   return lines.join('\n') + '\n';
 }
 
@@ -107,7 +112,7 @@ export const diffCommand: CommandModule<object, DiffArgs> = {
       writeOutput(args.output, renderAccuracy(args.a, args.b, rows, parseCount(args.top, '--top', 1), format === 'json' ? 'json' : 'text', cutoff));
       const failed = failUnder === undefined ? [] : rows.filter((r) => r.overlap * 100 < failUnder);
       if (failed.length > 0) {
-        process.stdout.write(`Verdict: FAIL: ${failed.map((r) => `${r.kind} ${r.unit} ${formatPct(r.overlap, 2)}`).join(', ')} under ${failUnder}% (--fail-under)\n`);
+        process.stdout.write(`Verdict: FAIL: ${failed.map((r) => `${kindLabel(r)} ${r.unit} ${formatPct(r.overlap, 2)}`).join(', ')} under ${failUnder}% (--fail-under)\n`);
         process.exitCode = 1;
       }
       return;

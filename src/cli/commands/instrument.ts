@@ -9,7 +9,7 @@ import { CLASSPATH_HELP, classpathElements } from '../classpath.js';
 import { javaName } from '../../classfile/names.js';
 import { KINDS, parseKinds } from '../../kinds/index.js';
 import type { ProfileKind } from '../../kinds/kind.js';
-import { LAYOUTS, type LayoutName } from '../../framework/layout/context.js';
+import { LAYOUTS, layoutFor, type LayoutName } from '../../framework/layout/context.js';
 import type { Trigger } from '../../framework/probes.js';
 import { BURST_TRIGGERS, DEFAULT_BURST_TRIGGER } from '../../framework/burst.js';
 import type { InstrumentMode } from '../../instrument/rewrite.js';
@@ -58,10 +58,14 @@ export function instrumentMode(
   }
   const kinds = parseKinds(names);
   const trigger = args.trigger === 'burst' ? DEFAULT_BURST_TRIGGER : args.trigger;
-  return { profile: 'framework', kinds: kinds.map((k) => k.name), layout: frameworkLayout(kinds, args.layout), trigger };
+  return { profile: 'framework', kinds: kinds.map((k) => k.name), layout: layoutFor(kinds, frameworkLayout(kinds, args.layout)), trigger };
 }
 
-/** `--layout`, or the layout the kinds need: a kind that samples in its own runtime logic runs exhaustive. */
+/**
+ * `--layout`, or the layout the kinds need: a kind that samples in its own runtime logic runs
+ * exhaustive (ProfileKind.layouts here; a kind with its own trigger, KindProbes.sampling 'own',
+ * through layoutFor).
+ */
 function frameworkLayout(kinds: readonly ProfileKind[], asked: LayoutName | undefined): LayoutName {
   const constrained = kinds.filter((k) => k.layouts !== undefined);
   const layout = asked ?? constrained[0]?.layouts![0] ?? 'full-dup';
@@ -228,7 +232,9 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
       })
       .option('layout', {
         choices: LAYOUTS,
-        describe: 'for the framework kinds: full-dup, partial-dup, no-dup (seed 000), or exhaustive (every event: the perfect profile) [default: full-dup, exhaustive for subpaths]',
+        describe:
+          'for the framework kinds: full-dup, partial-dup, no-dup (seed 000), or exhaustive (every event: the perfect profile) ' +
+          '[default: full-dup, exhaustive for subpaths]; kinds with their own trigger (cbs) are always exhaustive',
       })
       .option('trigger', {
         choices: ['global', 'thread', 'burst', ...BURST_TRIGGERS] as const,

@@ -2,7 +2,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { UsageError } from '../../errors.js';
 import { readDocument } from '../../profile/read.js';
 import type { ProfileDocument } from '../../profile/document.js';
-import { htmlOfSections, reportSections } from '../../kinds/documents.js';
+import { dotSections, htmlOfSections, reportSections } from '../../kinds/documents.js';
 import type { ReportOptions as KindReportOptions } from '../../kinds/kind.js';
 import { blockCodeFrom } from '../../report/block-code.js';
 import { methodMatcher } from '../../report/names.js';
@@ -18,7 +18,7 @@ import { renderSpeedscope } from '../../report/speedscope.js';
 import { annotateSources, renderHotLines, sourceDirs } from '../../report/lines.js';
 import { filterThreads, splitByThread } from '../../profile/threads.js';
 
-export const REPORT_FORMATS = ['text', 'collapsed', 'json', 'html', 'pprof', 'callgrind', 'speedscope'] as const;
+export const REPORT_FORMATS = ['text', 'collapsed', 'json', 'html', 'pprof', 'callgrind', 'speedscope', 'dot'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 interface ReportArgs {
@@ -48,12 +48,13 @@ const NAMED: [RegExp, ReportFormat][] = [
   [/(^|[\\/])callgrind\.out(\.|$)/, 'callgrind'],
   [/\.(folded|collapsed)$/i, 'collapsed'],
   [/\.(txt|text)$/i, 'text'],
+  [/\.(dot|gv)$/i, 'dot'],
 ];
 
 /** Extensions of formats komorium-ts does not write, and what to do instead. */
 const FOREIGN: [RegExp, string][] = [
   [/\.svg$/i, 'an SVG: write -o flame.html for a flame graph, or --format collapsed for flamegraph.pl'],
-  [/\.(png|jpe?g|pdf|jfr|gz|zip)$/i, 'that format: give a name ending in .txt, .folded, .json, .html, .speedscope.json or .pb.gz, or callgrind.out.NAME'],
+  [/\.(png|jpe?g|pdf|jfr|gz|zip)$/i, 'that format: give a name ending in .txt, .folded, .json, .html, .speedscope.json, .pb.gz or .dot, or callgrind.out.NAME'],
 ];
 
 export function formatFromOutput(output: string | undefined): ReportFormat | undefined {
@@ -106,8 +107,9 @@ export interface SectionReportOptions {
 }
 
 /**
- * The text report shows every section of the file; the other formats draw Komorium's samples tree,
- * or, in a file without one, html shows the first section whose kind has a page (subpaths).
+ * The text report shows every section of the file; dot draws its call graphs; the other formats
+ * draw Komorium's samples tree, or, in a file without one, html shows the first section whose
+ * kind has a page (subpaths).
  */
 export function renderDocument(doc: ProfileDocument, o: ReportOptions & SectionReportOptions): string | Uint8Array {
   const kindOptions: KindReportOptions = {
@@ -118,6 +120,14 @@ export function renderDocument(doc: ProfileDocument, o: ReportOptions & SectionR
     blockCode: o.blockCode,
     sourcePath: o.sourcePath,
   };
+  if (o.format === 'dot') {
+    const dot = dotSections(doc, kindOptions);
+    if (dot === null) {
+      const kinds = [...(doc.komorium ? ['komorium'] : []), ...doc.sections.map((x) => x.kind)].join(', ');
+      throw new UsageError(`${doc.name}: --format dot draws a call graph (a call-edges or cbs section), and this profile holds ${kinds || 'nothing'}`);
+    }
+    return dot;
+  }
   if (o.subpaths && !doc.sections.some((s) => s.kind === 'subpaths')) throw new UsageError(`${doc.name}: --subpaths: the profile has no subpaths section`);
   if (o.subpaths && o.format === 'text') return reportSections(doc, kindOptions, 'subpaths');
   const others = doc.sections.length > 0 && o.format === 'text' ? reportSections(doc, kindOptions) : '';
@@ -165,6 +175,8 @@ export function renderReport(profile: Profile, o: ReportOptions): string | Uint8
       return renderCallgrind(profile, o);
     case 'speedscope':
       return renderSpeedscope(profile, o);
+    case 'dot':
+      throw new UsageError('--format dot draws the call graph of a call-edges or cbs section; a Komorium profile has none');
   }
 }
 
@@ -180,14 +192,19 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
         describe: 'text: hot methods, paths and call tree; collapsed: folded stacks for flamegraph.pl; ' +
           'json: methods and tree for scripts; html: interactive flame graph in one file; ' +
           'pprof: gzipped profile.proto for go tool pprof; callgrind: for KCachegrind and callgrind_annotate; ' +
-          'speedscope: speedscope\'s file format [default: from -o (.html, .json, .folded, .pb.gz, callgrind.out.*, .speedscope.json), else text]',
+          'speedscope: speedscope\'s file format; dot: the call graph of a call-edges or cbs section for Graphviz (the --top heaviest edges) ' +
+          '[default: from -o (.html, .json, .folded, .pb.gz, callgrind.out.*, .speedscope.json, .dot), else text]',
       })
       .option('output', { alias: 'o', type: 'string', describe: 'write to this file instead of stdout' })
-      .option('top', { type: 'number', default: 20, describe: 'rows in the hottest methods and call paths lists' })
+      .option('top', { type: 'number', default: 20, describe: 'rows in the hottest methods and call paths lists; edges of --format dot' })
       .option('depth', { type: 'number', describe: 'call tree: show at most this many levels' })
       .option('threshold', { type: 'string', default: '1', describe: 'call tree: fold contexts under this percentage of the total' })
       .option('raw-descriptors', { type: 'boolean', default: false, describe: 'name methods as in the class file: com/foo/Bar.baz(ILjava/lang/String;)V' })
-      .option('method', { alias: 'm', type: 'string', describe: 'call-edges, field-access, subpaths: only rows about methods this matches (callers and callees of it; subpaths through it); * is a wildcard' })
+      .option('method', {
+        alias: 'm',
+        type: 'string',
+        describe: 'call-edges, cbs, field-access, subpaths: only rows about methods this matches (callers and callees of it; subpaths through it); * is a wildcard',
+      })
       .option('subpaths', { type: 'boolean', default: false, describe: 'only the subpaths section, with every block of each subpath (and its bytecode with --classes)' })
       .option('classes', { type: 'string', array: true, default: [], describe: 'subpaths: the original (uninstrumented) jars or class folders, for each block\'s bytecode and source lines' })
       .option('lines', { type: 'boolean', default: false, describe: 'text: also list the hottest source lines' })
@@ -211,7 +228,8 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       .example('$0 report app.kprof --subpaths --classes app.jar -m \'*Parser.*\'', 'hot subpaths through the parser, with the bytecode of every block')
       .example('$0 report app.kprof -o heat.html --source-path src/main/java', 'hot subpaths and the source lines they run, coloured by heat')
       .example('$0 report app.kprof --lines --source-path src/main/java', 'the hottest lines, and the hottest files with counts beside the code')
-      .example('$0 report app.kprof --threads -o flame.html', 'one flame per thread name; --thread \'pool-*\' keeps only those') as unknown as Argv<ReportArgs>,
+      .example('$0 report app.kprof --threads -o flame.html', 'one flame per thread name; --thread \'pool-*\' keeps only those')
+      .example('$0 report cbs.kprof --format dot --top 50 | dot -Tsvg > graph.svg', 'the 50 heaviest call edges as a Graphviz graph') as unknown as Argv<ReportArgs>,
   handler: async (args) => {
     const format = args.format ?? formatFromOutput(args.output) ?? 'text';
     checkOutputName(args.output, format, REPORT_FORMATS);

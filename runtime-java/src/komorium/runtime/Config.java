@@ -67,6 +67,8 @@ import java.util.Properties;
  * </table>
  */
 public final class Config {
+    /** A duration as strictDuration reads it; first, so that any property may be read as one. */
+    private static final java.util.regex.Pattern DURATION = java.util.regex.Pattern.compile("([0-9]+(?:\\.[0-9]+)?)\\s*(ns|us|ms|s)?");
     /** {@code komorium.tests}: a folder for per-test profiles, or null. */
     private static final String TESTS = testsFolder();
     // Per-test counts are exact bytecode counts unless an agent is named.
@@ -285,6 +287,11 @@ public final class Config {
      * line naming the property (exit status 2).
      */
     static int strictInteger(String name, int dflt, int min) {
+        return strictInteger(name, dflt, min, "an integer >= " + min);
+    }
+
+    /** {@link #strictInteger(String, int, int)} with the words that say what is expected. */
+    static int strictInteger(String name, int dflt, int min, String expected) {
         String v = raw(name);
         if (v == null || v.trim().isEmpty()) {
             return dflt;
@@ -297,7 +304,88 @@ public final class Config {
         } catch (NumberFormatException e) {
             // reported below
         }
-        refuse(name, v, "an integer >= " + min);
+        return refuse(name, v, expected, dflt);
+    }
+
+    /**
+     * A duration property of the framework kinds, strict like {@link #strictInteger}: a positive
+     * number with a unit, {@code ns}, {@code us}, {@code ms} or {@code s} ({@code 10ms},
+     * {@code 0.5s}), a bare number being milliseconds. Returns nanoseconds, between
+     * {@code minNanos} and one hour.
+     */
+    static long strictDuration(String name, long dfltNanos, long minNanos) {
+        String v = raw(name);
+        if (v == null || v.trim().isEmpty()) {
+            return dfltNanos;
+        }
+        java.util.regex.Matcher m = DURATION.matcher(v.trim().toLowerCase(java.util.Locale.ROOT));
+        if (m.matches()) {
+            String unit = m.group(2) == null ? "ms" : m.group(2);
+            long scale = unit.equals("ns") ? 1L : unit.equals("us") ? 1000L : unit.equals("ms") ? 1000000L : 1000000000L;
+            double nanos = Double.parseDouble(m.group(1)) * scale;
+            if (nanos >= minNanos && nanos <= 3600e9) {
+                return (long) nanos;
+            }
+        }
+        return refuse(name, v, "a duration from " + minNanos / 1000 + "us to 3600s, such as 10ms, 500us or 1s", dfltNanos);
+    }
+
+    /** A property of the framework kinds that names one of {@code choices} (case-insensitive), strict like {@link #strictInteger}. */
+    static String strictChoice(String name, String dflt, String... choices) {
+        String v = raw(name);
+        if (v == null || v.trim().isEmpty()) {
+            return dflt;
+        }
+        for (String c : choices) {
+            if (c.equalsIgnoreCase(v.trim())) {
+                return c;
+            }
+        }
+        StringBuilder expected = new StringBuilder();
+        for (int i = 0; i < choices.length; i++) {
+            expected.append(i == 0 ? "" : i == choices.length - 1 ? " or " : ", ").append(choices[i]);
+        }
+        return refuse(name, v, expected.toString(), dflt);
+    }
+
+    /**
+     * A grid of two lists of integers >= 1, {@code 1,3,7x1,16} (strides, then samples), strict like
+     * {@link #strictInteger}; null when the property is not set.
+     */
+    static int[][] strictGrid(String name) {
+        String v = raw(name);
+        if (v == null || v.trim().isEmpty()) {
+            return null;
+        }
+        String[] halves = v.trim().split("x", -1);
+        if (halves.length == 2) {
+            try {
+                int[][] out = {ints(halves[0]), ints(halves[1])};
+                if (out[0].length > 0 && out[1].length > 0) {
+                    return out;
+                }
+            } catch (NumberFormatException e) {
+                // reported below
+            }
+        }
+        return refuse(name, v, "two comma-separated lists of integers >= 1 joined by x, such as 1,3,7x1,16", null);
+    }
+
+    private static int[] ints(String list) {
+        String[] parts = list.split(",", -1);
+        int[] out = new int[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            out[i] = Integer.parseInt(parts[i].trim());
+            if (out[i] < 1) {
+                throw new NumberFormatException(parts[i]);
+            }
+        }
+        return out;
+    }
+
+    /** {@link #refuse(String, String, String)}, typed for the reader that calls it (it never returns). */
+    private static <T> T refuse(String name, String value, String expected, T dflt) {
+        refuse(name, value, expected);
         return dflt;
     }
 
@@ -307,7 +395,10 @@ public final class Config {
         return v == null || v.trim().isEmpty() ? null : v.trim();
     }
 
-    /** Stops the JVM (exit status 2) with one line naming a framework kind's property and what it expects. */
+    /**
+     * Stops the JVM (exit status 2) with one line naming a framework kind's property and what it
+     * expects: the program does not run with a setting the user did not ask for.
+     */
     static void refuse(String name, String value, String expected) {
         Report.error("komorium: -D" + name + "=" + value + " is not valid (expected " + expected
                 + "); the program was not started");

@@ -174,6 +174,13 @@ public final class Sites {
         }
     }
 
+    /** Sites numbered so far: 0 … count() - 1. */
+    static int count() {
+        synchronized (LOCK) {
+            return count;
+        }
+    }
+
     static int method(int site) {
         synchronized (LOCK) {
             return rowOf(site).method[site];
