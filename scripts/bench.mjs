@@ -3,14 +3,14 @@
 // side by side with JaCoCo offline instrumentation and JFR, and `instrument` speed against
 // JaCoCo's. Writes bench-results.json and BENCHMARKS.md (+ SVG figures in scripts/bench/figures).
 // Never part of `npm test`. See `node scripts/bench.mjs --help`.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import {
   CACHE, REPO, WORKLOADS, JACOCO_OFFLINE_RUNTIME, driversDir, instrumentSpeedJars, jacocoRuntimeClasspath, javaBin,
 } from './bench/workloads.mjs';
-import { fileSize, freshDir, log, median, rotate, runProcess, sh, snapshotBuild as snapshotBuildTo } from './bench/util.mjs';
+import { fileSize, freshDir, log, median, rotate, runProcess, saveJson, sh, snapshotBuild as snapshotBuildTo } from './bench/util.mjs';
 import { komoriumSelfShares, methodOverlap, readJfrStacks, selfShares, topAgreement } from './bench/jfr.mjs';
 import { writeReport } from './bench/report.mjs';
 import { compareOutcome, outcomeOf } from './bench/outcome.mjs';
@@ -33,7 +33,8 @@ const HELP = `usage: node scripts/bench.mjs [options]     (npm run bench -- [opt
   --report-only           regenerate BENCHMARKS.md and figures from the JSON, run nothing
   --json PATH  --md PATH  --figures DIR   outputs (default bench-results.json, BENCHMARKS.md, scripts/bench/figures)
   --no-install            do not run scripts/install-bench-deps.sh first
-  --kind NAME [options]   instead: the benchmark of a profile kind, scripts/bench/NAME.mjs (e.g. --kind cbs --help)`;
+  --kind NAME [options]   instead: the benchmark of a profile kind, scripts/bench/NAME.mjs (e.g. --kind cbs --help)
+  --subpaths …            short for --kind subpaths (issue 22): BENCHMARKS-subpaths.md`;
 
 function parseArgs(argv) {
   const env = process.env;
@@ -391,15 +392,10 @@ async function benchInstrumentSpeed(opts) {
   return out;
 }
 
-function saveJson(path, results) {
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, `${JSON.stringify(results, null, 1)}\n`);
-  renameSync(tmp, path);
-}
-
 async function main() {
   // `--kind <name>`: a profile kind's own benchmark, scripts/bench/<name>.mjs (its options follow).
   const argv = process.argv.slice(2);
+  if (argv[0] === '--subpaths') argv.splice(0, 1, '--kind', 'subpaths');
   if (argv[0] === '--kind') {
     const kind = argv[1] ?? '';
     const file = join(REPO, 'scripts', 'bench', `${kind}.mjs`);

@@ -19,6 +19,11 @@ const srcDir = join(root, 'runtime-java', 'src');
 // Each profile kind keeps its runtime class beside its passes (src/kinds/<kind>/*.java).
 const kindsDir = join(root, 'src', 'kinds');
 const buildDir = join(root, 'runtime-java', 'build');
+// Copied into the jar as they are: the JUnit Platform listener's META-INF/services registration.
+const resourcesDir = join(root, 'runtime-java', 'resources');
+// The JUnit Platform listener (komorium/runtime/junit) compiles against these; they are not in the
+// jar, which needs them only where JUnit runs it. Debian's junit5 package has them (install-deps).
+const JUNIT_JARS = ['junit-platform-launcher', 'junit-platform-engine', 'junit-platform-commons', 'opentest4j', 'apiguardian-api'];
 const classesDir = join(buildDir, 'classes');
 const jarPath = join(buildDir, 'komorium-runtime.jar');
 // DOS time cannot represent dates before 1980; any fixed date makes the jar reproducible.
@@ -37,6 +42,21 @@ function walk(dir) {
 function fail(message) {
   console.error(`build-runtime: ${message}`);
   process.exit(1);
+}
+
+/** The JUnit Platform jars: $KOMORIUM_JUNIT_CLASSPATH, else Debian's /usr/share/java. */
+function junitClasspath() {
+  const given = process.env.KOMORIUM_JUNIT_CLASSPATH;
+  if (given) return given;
+  const jars = JUNIT_JARS.map((n) => join('/usr/share/java', `${n}.jar`));
+  const missing = jars.filter((j) => !existsSync(j));
+  if (missing.length > 0) {
+    fail(
+      `the runtime's JUnit Platform listener compiles against ${missing.join(', ')}, which are missing: install Debian's junit5 ` +
+        '(bash scripts/install-deps.sh), or set KOMORIUM_JUNIT_CLASSPATH to junit-platform-launcher, -engine, -commons, opentest4j and apiguardian-api jars',
+    );
+  }
+  return jars.join(':');
 }
 
 function upToDate(sources) {
@@ -73,8 +93,9 @@ async function main() {
   const sources = [...walk(srcDir), ...(existsSync(kindsDir) ? walk(kindsDir) : [])]
     .filter((f) => f.endsWith('.java'))
     .sort();
+  const resources = existsSync(resourcesDir) ? walk(resourcesDir).sort() : [];
   if (sources.length === 0) fail(`no Java sources under ${relative(root, srcDir)}`);
-  if (!force && upToDate(sources)) {
+  if (!force && upToDate([...sources, ...resources])) {
     console.log(`build-runtime: ${relative(root, jarPath)} is up to date`);
     return;
   }
@@ -103,6 +124,8 @@ async function main() {
     'UTF-8',
     '-d',
     outDir,
+    '-cp',
+    junitClasspath(),
     ...sources,
   ];
   const r = spawnSync(javac, args, { stdio: 'inherit' });
@@ -119,6 +142,7 @@ async function main() {
     .map((f) => relative(outDir, f).split(sep).join('/'))
     .sort();
   for (const name of classes) zip.file(name, readFileSync(join(outDir, ...name.split('/'))), opts);
+  for (const f of resources) zip.file(relative(resourcesDir, f).split(sep).join('/'), readFileSync(f), opts);
   const bytes = await zip.generateAsync({
     type: 'nodebuffer',
     compression: 'DEFLATE',

@@ -41,19 +41,23 @@ CACHE="$REPO/.cache"
 #                        samples/gradle offline with komorium.gradle
 #   chromium             /usr/bin/chromium: the browser test/flamegraph-browser.test.ts drives with
 #                        playwright-core (executablePath; playwright's own browser download is not used)
+#   golang-go            `go tool pprof`: test/exports.test.ts reads the pprof export with it (-top, -traces)
+#   valgrind             callgrind_annotate: test/exports.test.ts reads the callgrind export with it
+#   libsurefire-java     maven-surefire-plugin 2.22 with its JUnit Platform provider, for samples/maven's tests
 APT_PACKAGES=(
   libguava-java libcommons-lang3-java librhino-java rhino libecj-java
   jflex cup libasm-java libjacoco-java junit4 libhamcrest-java
   openjdk-17-source maven libexec-maven-plugin-java
   libmaven-compiler-plugin-java libmaven-jar-plugin-java libmaven-resources-plugin-java junit5
-  libclojure-java groovy antlr4 gradle chromium
+  libclojure-java groovy antlr4 gradle chromium golang-go valgrind libsurefire-java
 )
 if ! command -v javac >/dev/null 2>&1; then
   APT_PACKAGES=(openjdk-17-jdk-headless "${APT_PACKAGES[@]}")
 fi
 
-# Pinned npm packages used as test inputs (the JS engines in the corpus run them).
-NPM_INPUTS=(esprima@4.0.1 lodash@4.17.21)
+# Pinned npm packages used as test inputs (the JS engines in the corpus run them; speedscope for
+# dist/release/file-format-schema.json, against which test/exports.test.ts validates the export).
+NPM_INPUTS=(esprima@4.0.1 lodash@4.17.21 speedscope@1.25.0)
 
 install_apt_packages install-deps "${APT_PACKAGES[@]}"
 

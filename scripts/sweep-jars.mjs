@@ -6,12 +6,13 @@
 // problems than the original, FAIL when `instrument` refused it; methods left as they were are listed.
 // Exits 1 when a jar is BAD or FAIL.
 //
-//   npm run build && node scripts/sweep-jars.mjs [--dir /usr/share/java] [--config 'LABEL=ARGS']... [NAME-SUBSTRING...]
+//   npm run build && node scripts/sweep-jars.mjs [--dir /usr/share/java] [--config 'LABEL=ARGS']... [--instrument-args ARGS] [NAME-SUBSTRING...]
 //
 // Every other jar of the folder is the classpath of both `instrument` and the verifier. Each
 // --config instruments every jar once more with those `instrument` arguments (e.g.
 // --config 'full-dup=--profile call-edges,field-access --layout full-dup'); the original is linked once
-// per jar. Without --config, the default (Komorium) instrumentation.
+// per jar. Without --config, the default (Komorium) instrumentation. --instrument-args ARGS is one
+// --config labelled by its arguments (e.g. --instrument-args '--profile cbs').
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +26,10 @@ const filters = [];
 const configs = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--dir') dir = args[++i];
-  else if (args[i] === '--config') {
+  else if (args[i] === '--instrument-args') {
+    const a = args[++i] ?? '';
+    configs.push({ label: a, args: a.split(/\s+/).filter(Boolean) });
+  } else if (args[i] === '--config') {
     const c = args[++i];
     const eq = c.indexOf('=');
     configs.push({ label: eq < 0 ? c : c.slice(0, eq), args: (eq < 0 ? '' : c.slice(eq + 1)).split(/\s+/).filter(Boolean) });
@@ -68,6 +72,7 @@ function verify(jar, cp) {
 
 const work = mkdtempSync(join(tmpdir(), 'komorium-sweep-'));
 let bad = 0;
+let verifyErrors = 0;
 try {
   for (const jar of jars) {
     const name = jar.slice(dir.length + 1);
@@ -94,6 +99,7 @@ try {
       const after = verify(out, cp.join(':'));
       const added = after.problems.filter((p) => !before.problems.includes(p));
       if (added.length > 0) bad++;
+      verifyErrors += added.filter((p) => p.startsWith('VERIFY ')).length;
       console.log(`${added.length > 0 ? 'BAD ' : 'ok  '} ${tag}${name}: ${summary.totals.methods} methods, ${summary.leftAsIs.length} left, ${ms} ms; original ${before.summary}; instrumented ${after.summary}`);
       for (const p of added.slice(0, 5)) console.log(`     ${p.slice(0, 400)}`);
       for (const l of summary.leftAsIs.slice(0, 5)) console.log(`     left: ${l.className}.${l.method}: ${l.reason}`);
@@ -102,5 +108,5 @@ try {
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
-console.log(`${jars.length} jars × ${configs.length} configurations, ${bad} BAD or FAIL`);
+console.log(`${jars.length} jars × ${configs.length} configurations (${configs.map((c) => c.label).join('; ')}), ${bad} BAD or FAIL, ${verifyErrors} new VerifyErrors`);
 process.exit(bad > 0 ? 1 : 0);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from './support/komorium.js';
 import { jarDir, javac, repoRoot, tmpDir } from './support/java.js';
 
-const COMMANDS = ['instrument', 'run', 'report', 'diff', 'merge', 'inspect'];
+const COMMANDS = ['instrument', 'run', 'report', 'diff', 'merge', 'baseline', 'inspect'];
 const ESC = '\x1b';
 const profiles = join(repoRoot, 'test', 'fixtures', 'profiles');
 
@@ -54,7 +54,7 @@ describe('komorium-ts command line', () => {
     expect(r.code).toBe(0);
     for (const c of COMMANDS) expect(r.stdout).toContain(`komorium-ts ${c} `);
     expect(r.stdout).toContain('java -Dkomorium.out=app.kprof -jar app-komorium.jar');
-    expect(r.stdout).toMatch(/Exit codes: 0 success; 1 a diff gate failed .*; 2 bad input or usage/);
+    expect(r.stdout).toMatch(/Exit codes: 0 success; 1 a gate failed .*; 2 bad input or usage/);
     expect(r.stdout + r.stderr).not.toContain(ESC);
     for (const line of r.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(100);
   });
@@ -86,7 +86,7 @@ describe('komorium-ts command line', () => {
       [['instrument', jar, '--bogus'], /^komorium-ts: unknown option --bogus\nRun 'komorium-ts instrument --help' for usage\.\n$/],
       [['report', 'x.kprof', '--formt=json'], /unknown option --formt\b/],
       [['instrumnt', jar], /unknown command 'instrumnt'\. Did you mean instrument\?/],
-      [['frobnicate'], /unknown command 'frobnicate' \(commands: instrument, run, report, diff, merge, inspect\)/],
+      [['frobnicate'], new RegExp(`unknown command 'frobnicate' \\(commands: ${COMMANDS.join(', ')}\\)`)],
       [['instrument'], /missing arguments: komorium-ts instrument <inputs\.\.> \[options\]/],
       [['diff', 'a.kprof'], /missing arguments: komorium-ts diff <a> <b>/],
       [['report', 'a.kprof', 'b.kprof'], /unexpected argument b\.kprof/],

@@ -180,7 +180,7 @@ describe('a new user', () => {
     const profile = join(repoRoot, 'test', 'fixtures', 'profiles', 'exact.kprof');
     for (const [args, message] of [
       [['report', profile, '-o', join(work, 'flame.svg')], /does not write an SVG/],
-      [['report', profile, '-o', join(work, 'p.pb.gz')], /does not write pprof's protobuf/],
+      [['report', profile, '--format', 'text', '-o', join(work, 'p.pb.gz')], /names a pprof file, but --format text/],
       [['report', profile, '--format', 'text', '-o', join(work, 'r.json')], /names a json file, but --format text/],
       [['diff', profile, profile, '-o', join(work, 'd.folded')], /which this command does not write/],
     ] as const) {

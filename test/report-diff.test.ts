@@ -36,8 +36,8 @@ describe('diffProfiles', () => {
     expect(contexts.split('\n').slice(1, 5)).toEqual([
       '  #1  +400,000 bytecodes (+200.0%), 20.0% → 42.9%',
       '        at java.lang.String.hashCode()',
-      '        at com.foo.Parser.parse(int, String) (Parser.java:14)',
-      '        at com.foo.Main.main(String[]) (Main.java:5)',
+      '        at com.foo.Parser.parse(int, String) (Parser.java)',
+      '        at com.foo.Main.main(String[]) (Main.java)',
     ]);
     // Per method: where the overlap was lost.
     expect(text).toMatch(/25\.00%\s+46\.43%\s+23\.57%\s+22\.86%\s+java\.lang\.String\.hashCode\(\)/);

@@ -41,6 +41,10 @@ interface Profile {
   truncated: number;
   methods: ProfileMethod[];
   nodes: ProfileNode[];
+  /** Thread names of the thread table, in order. */
+  threadNames: string[];
+  /** Self counters by node: "thread name|line" → counter (thread "" when unknown). */
+  self: Map<number, Map<string, number>>;
   /** Everything after the header lines: the part that must be deterministic. */
   data: string;
 }
@@ -119,6 +123,33 @@ function parseProfile(text: string): Profile {
     if (n.id !== nodes.length) throw new Error(`node ids not consecutive at ${n.id}`);
     nodes.push(n);
   }
+  // The breakdown: threads sorted by name, self lines summing to each node's counter.
+  const threadNames: string[] = [];
+  while (lines[i]?.startsWith('thread\t')) {
+    const f = expectRecord('thread', 3);
+    if (int(f[1]) !== threadNames.length) throw new Error(`thread ids not consecutive at ${f[1]}`);
+    const name = unescape(f[2]);
+    if (threadNames.length > 0 && !(threadNames[threadNames.length - 1] < name)) throw new Error(`threads not sorted at ${f[1]}`);
+    threadNames.push(name);
+  }
+  const self = new Map<number, Map<string, number>>();
+  let lastSelf = '';
+  while (lines[i]?.startsWith('self\t')) {
+    const f = expectRecord('self', 5);
+    const [node, thread, line, counter] = [int(f[1]), int(f[2]), int(f[3]), int(f[4])];
+    const order = `${String(node).padStart(10)}|${String(thread + 1).padStart(10)}|${String(line + 1).padStart(10)}`;
+    if (order <= lastSelf) throw new Error(`self lines not sorted at ${lines[i - 1]}`);
+    lastSelf = order;
+    if (counter <= 0 || node <= 0 || node >= nodes.length || thread >= threadNames.length) throw new Error(`bad self line ${lines[i - 1]}`);
+    const m = self.get(node) ?? new Map<string, number>();
+    m.set(`${thread < 0 ? '' : threadNames[thread]}|${line}`, counter);
+    self.set(node, m);
+  }
+  for (const [node, m] of self) {
+    const sum = [...m.values()].reduce((a, b) => a + b, 0);
+    if (sum !== nodes[node].counter) throw new Error(`self lines of node ${node} sum to ${sum}, its counter is ${nodes[node].counter}`);
+  }
+  while (lines[i]?.startsWith('call\t')) expectRecord('call', 4);
   const dataLines = i - firstData;
   const end = expectRecord('end', 2);
   if (int(end[1]) !== dataLines) throw new Error(`end says ${end[1]} lines, found ${dataLines}`);
@@ -140,7 +171,7 @@ function parseProfile(text: string): Profile {
   }
   for (let k = nodes.length - 1; k > 0; k--) subtotal[nodes[k].parent] += subtotal[k];
   for (let k = 1; k < nodes.length; k++) if (subtotal[k] === 0) throw new Error(`node ${k} has an empty subtree`);
-  return { headers, agent, unit, granularity, random, seed, totalBytecodes, threads, truncated, methods, nodes, data: text.slice(dataStart) };
+  return { headers, agent, unit, granularity, random, seed, totalBytecodes, threads, truncated, methods, nodes, threadNames, self, data: text.slice(dataStart) };
 }
 
 /** Calling contexts as "Cls.m>Cls.n" → counter (non-zero ones). */
@@ -166,10 +197,10 @@ import komorium.runtime.*;
 final class Sim {
   static int mid(String cls, String name) { return MID.register(cls, name, "()V", cls + ".java", 1); }
   static void check(boolean ok, String what) { if (!ok) throw new AssertionError(what); }
-  /** A non-leaf method: pushes m, then runs blocks of n bytecodes, each with a check. */
+  /** A non-leaf method: pushes m, then runs blocks of n bytecodes, each with a check; block i is 10 + i % 2 lines below the method's first line (1). */
   static int run(TC tc, int[] stack, int sp, int m, int blocks, int n) {
     sp = TC.push(stack, sp, m);
-    for (int i = 0; i < blocks; i++) if ((tc.instrCounter -= n) <= 0) tc.triggerSampling(stack, sp);
+    for (int i = 0; i < blocks; i++) if ((tc.instrCounter -= n) <= 0) tc.triggerSampling(stack, sp, 10 + i % 2);
     return sp;
   }
   /** A leaf method (§5.1): never pushes, hands its MID to triggerSamplingLeaf. */
@@ -593,7 +624,18 @@ describe('profile of the sampling agent', () => {
         'node\t4\t2\t4\t1',
         'node\t5\t0\t3\t1',
         'node\t6\t0\t5\t2',
-        'end\t22',
+        // Each context's samples by thread and line: Sim.run's checks pass their line, the driver's
+        // own loop and the leaf call the slow paths without one (-1).
+        'thread\t0\tmain',
+        'self\t1\t0\t12\t4',
+        'self\t2\t0\t-1\t1',
+        'self\t3\t0\t12\t2',
+        'self\t4\t0\t-1\t1',
+        // d and E2 were registered without a first line: their lines are unknown; E's first line is 5.
+        'self\t5\t0\t-1\t1',
+        'self\t6\t0\t-1\t1',
+        'self\t6\t0\t16\t1',
+        'end\t30',
         '',
       ].join('\n'),
     );
@@ -613,6 +655,9 @@ describe('profile of the sampling agent', () => {
     const p = readProfile(a.cwd);
     expect(p.data).toBe(readProfile(b.cwd).data);
     expect([p.agent, p.unit, p.granularity, p.totalBytecodes]).toEqual(['exact', 'bytecodes', 1, 117]);
+    // Every check of Drv.a's 40 one-bytecode blocks passed its line, 10 and 11 below the method's first line (1) alternately.
+    const drvA = p.nodes.find((n) => n.parent === 0 && p.methods[n.method].name === 'a')!;
+    expect(p.self.get(drvA.id)).toEqual(new Map([['main|11', 20], ['main|12', 20]]));
     expect(contexts(p)).toEqual(
       new Map([
         ['Drv.a', 40],
@@ -836,6 +881,6 @@ describe('the sampling slow path stays out of line', () => {
       const info = cf.methods.find((x) => x.name === name && (desc === undefined || x.desc === desc))!.attributes.find((a) => a.name === 'Code')!.info;
       return ((info[4]! << 24) | (info[5]! << 16) | (info[6]! << 8) | info[7]!) >>> 0;
     };
-    expect(length('sample', '([III)V')).toBeGreaterThan(325);
+    expect(length('sample', '([IIII)V')).toBeGreaterThan(325);
   });
 });

@@ -6,11 +6,11 @@
 // profile of the same workload. Beside them: the framework alone (checks whose counter never
 // reaches zero), exhaustive instrumentation, and the per-thread trigger.
 // Writes bench-framework.json and BENCHMARKS-framework.md; never part of `npm test`.
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CACHE, REPO, WORKLOADS, driversDir, javaBin } from './workloads.mjs';
-import { fileSize, freshDir, log, median, rotate, runProcess, snapshotBuild } from './util.mjs';
+import { fileSize, freshDir, log, median, rotate, runProcess, saveJson, snapshotBuild } from './util.mjs';
 import { compareOutcome, outcomeOf } from './outcome.mjs';
 import { loadavg, machineInfo } from './machine.mjs';
 import { writeFrameworkReport } from './framework-report.mjs';
@@ -258,12 +258,6 @@ async function benchWorkload(wl, opts) {
     c.cpuRatio = c.cpuMs / base.cpuMs;
   }
   return res;
-}
-
-function saveJson(path, results) {
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, `${JSON.stringify(results, null, 1)}\n`);
-  renameSync(tmp, path);
 }
 
 export async function runKindBench(argv) {

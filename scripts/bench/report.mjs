@@ -1,5 +1,5 @@
 // BENCHMARKS.md and its SVG figures from bench-results.json (`node scripts/bench.mjs --report-only`).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { colorOf, linePlot } from './svg.mjs';
@@ -9,6 +9,7 @@ import { geomean } from './util.mjs';
 const SWEEP_MD = 'BENCHMARKS-sweep.md';
 const SWEEP_JSON = 'bench-sweep.json';
 const sameName = (a, b) => basename(a) === basename(b);
+const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 
 const OVERHEAD_TARGET = 1.25;
 const ACCURACY_TARGET = 0.95;
@@ -134,8 +135,18 @@ export function writeReport(results, { md, figures, json = 'bench-results.json' 
   const isSweep = sameName(md, SWEEP_MD);
   L.push(isSweep ? '# Benchmarks: granularity sweep' : '# Benchmarks');
   L.push('');
+  if (!isSweep) L.push('The subpaths kind (seed 003, issue 22) has its own page: [BENCHMARKS-subpaths.md](BENCHMARKS-subpaths.md) (`npm run bench -- --kind subpaths`).', '');
   if (isSweep) {
     L.push(`> A subset of the workloads at every granularity, beside the full run in [BENCHMARKS.md](BENCHMARKS.md); the targets below are over these ${Object.keys(results.workloads).length} workloads only.`);
+    L.push('');
+  }
+  // The profile kinds' own benchmarks (scripts/bench/<kind>.mjs, `npm run bench -- --kind <kind>`) have pages of their own.
+  const kindPages = readdirSync(BENCH_DIR)
+    .filter((f) => f.endsWith('.mjs') && existsSync(join(dirname(md), `BENCHMARKS-${f.slice(0, -4)}.md`)))
+    .map((f) => f.slice(0, -4))
+    .sort();
+  if (!isSweep && kindPages.length > 0) {
+    L.push(`Profile kinds: ${kindPages.map((k) => `[${k}](BENCHMARKS-${k}.md) (\`npm run bench -- --kind ${k}\`)`).join(', ')}.`);
     L.push('');
   }
   if (results.quick) {
@@ -238,6 +249,11 @@ export function writeReport(results, { md, figures, json = 'bench-results.json' 
     const sgs = sweep.settings.granularities;
     L.push(`Granularities ${sgs.map((g) => g.toLocaleString('en-US')).join(', ')}, constant and randomized, on ${ids.join(', ')} (${ids.length} of ${wls.length} workloads): ` +
       `[${SWEEP_MD}](${SWEEP_MD}) (\`node scripts/bench.mjs --workloads ${ids.join(',')} --granularities ${sgs.join(',')} --reps ${sweep.settings.reps} --skip instrument-speed,jfr --json ${SWEEP_JSON} --md ${SWEEP_MD} --figures scripts/bench/figures/sweep\`).`);
+    L.push('');
+  }
+  // Issue 21's bursty tracing has its own driver and page (scripts/bench/hps.mjs).
+  if (existsSync(join(dirname(md), 'BENCHMARKS-hps.md'))) {
+    L.push('Bursty tracing (seed 001: hot methods, call pairs, hot data streams; check mechanisms; the burst length × frequency grid): [BENCHMARKS-hps.md](BENCHMARKS-hps.md) (`npm run bench -- --kind hps`).');
     L.push('');
   }
   L.push('Peak resident memory (median, MiB) uninstrumented → agent=none → g=10,000 → JaCoCo → JFR: ' +

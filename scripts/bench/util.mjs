@@ -1,7 +1,7 @@
 // Small helpers of `npm run bench`: running a whole process with its wall time and peak memory,
 // statistics, files. No dependencies beyond Node's own modules.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 export const TIME_BIN = '/usr/bin/time';
@@ -88,6 +88,13 @@ export function collectFiles(dir) {
   };
   if (existsSync(dir)) walk(dir);
   return new Map([...out.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
+}
+
+/** Writes JSON results whole or not at all: a benchmark stopped while writing leaves the previous file. */
+export function saveJson(path, results) {
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, `${JSON.stringify(results, null, 1)}\n`);
+  renameSync(tmp, path);
 }
 
 export function fileSize(path) {

@@ -13,6 +13,7 @@ import { reportCommand } from './commands/report.js';
 import { diffCommand } from './commands/diff.js';
 import { mergeCommand } from './commands/merge.js';
 import { runCommand } from './commands/run.js';
+import { baselineCommand } from './commands/baseline.js';
 
 export const EXIT = { OK: 0, GATE_FAILED: 1, BAD_INPUT: 2 } as const;
 
@@ -21,7 +22,7 @@ function fail(message: string): never {
   process.exit(EXIT.BAD_INPUT);
 }
 
-const COMMANDS = [instrumentCommand, runCommand, reportCommand, diffCommand, mergeCommand, inspectCommand];
+const COMMANDS = [instrumentCommand, runCommand, reportCommand, diffCommand, mergeCommand, baselineCommand, inspectCommand];
 
 /**
  * Our own version: yargs' default looks for the package.json of the current folder (an ES module
@@ -120,8 +121,9 @@ export async function main(argv: string[]): Promise<void> {
     .command(ran(reportCommand))
     .command(ran(diffCommand))
     .command(ran(mergeCommand))
+    .command(ran(baselineCommand))
     .command(ran(inspectCommand))
-    .demandCommand(1, 'Name a command: instrument, run, report, diff, merge or inspect.')
+    .demandCommand(1, 'Name a command: instrument, run, report, diff, merge, baseline or inspect.')
     .strict()
     .recommendCommands()
     .example('$0 instrument app.jar -o app-komorium.jar', '')
@@ -129,7 +131,7 @@ export async function main(argv: string[]): Promise<void> {
     .example('$0 report app.kprof', '')
     .epilogue(
       "Run '$0 <command> --help' for a command's options.\n" +
-        'Exit codes: 0 success; 1 a diff gate failed (--fail-under, --max-growth); 2 bad input or usage ' +
+        'Exit codes: 0 success; 1 a gate failed (diff, baseline compare); 2 bad input or usage ' +
         '(the message on stderr names the file or option); run passes on a non-zero exit code of the program.\n' +
         'Output is plain text when stdout is not a terminal: no colors, no progress bar.\n' +
         'Docs: README.md',

@@ -32,6 +32,21 @@ export interface EventRequest {
   event: EventKind;
   handler: string;
   receiver?: boolean;
+  /**
+   * A static boolean field of the kind's runtime class that the probe tests inline (getstatic,
+   * ifeq) before it pushes anything and calls the handler: while the field is false the probe
+   * costs one load and a branch. For kinds that decide themselves when to record (`sampling: 'own'`).
+   */
+  guard?: string;
+  /** Number the event's sites but place no code: the kind finds them at run time (from the stack). */
+  siteOnly?: boolean;
+  /**
+   * For `field` and `array`: also pass what the instruction touches, as
+   * `static void handler(Object object, int site)` (null for a static field, and for a field of
+   * `this` set before the constructor's super call, which no method may see) or, for an array,
+   * `static void handler(Object array, int index, int site)`.
+   */
+  operands?: boolean;
 }
 
 /** The instrumentation side of a profile kind. */
@@ -41,4 +56,11 @@ export interface KindProbes {
   /** Internal name of its runtime class (in package komorium/runtime). */
   readonly runtimeClass: string;
   readonly events: readonly EventRequest[];
+  /**
+   * Who decides when the probes record. 'framework' (the default): they run in the code that the
+   * framework's checks select (the layouts of seed 000). 'own': the kind has its own trigger (seed
+   * 004's timer and stride), so its probes run at every event and its classes are laid out
+   * exhaustively (layout/context.ts layoutFor).
+   */
+  readonly sampling?: 'framework' | 'own';
 }

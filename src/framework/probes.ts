@@ -8,9 +8,10 @@
 import type { ConstantPool } from '../classfile/constant-pool.js';
 import { parseMethodDescriptor, typeSize } from '../classfile/descriptor.js';
 import type { Insn, Label, Node } from '../bytecode/ir.js';
-import { OP } from '../bytecode/opcodes.js';
+import { OP, isArrayAccess } from '../bytecode/opcodes.js';
 import { field, invoke, load, loadOpFor, op, pushInt, storeOpFor } from '../bytecode/emit.js';
 import type { ProbeCall } from './sites.js';
+import { burstCheck, burstGuard, isBurstTrigger, type BurstTrigger } from './burst.js';
 
 export const SAMPLER = 'komorium/runtime/Sampler';
 
@@ -20,8 +21,8 @@ export interface SiteBase {
   name: string;
 }
 
-/** How a check reads the trigger: the paper's one counter for all threads, or one per thread. */
-export type Trigger = 'global' | 'thread';
+/** How a check reads the trigger: the paper's one counter for all threads, one per thread, or bursty tracing (burst.ts). */
+export type Trigger = 'global' | 'thread' | BurstTrigger;
 
 export function pushSite(cp: ConstantPool, base: SiteBase, site: number): Insn[] {
   const first = field(cp, OP.GETSTATIC, base.owner, base.name, 'I');
@@ -30,6 +31,7 @@ export function pushSite(cp: ConstantPool, base: SiteBase, site: number): Insn[]
 
 /** Slots a probe of `calls` at `insn` needs for the operands it sets aside. */
 export function spillSlots(cp: ConstantPool, calls: readonly ProbeCall[], insn: Insn | null): number {
+  if (insn !== null && calls.some((c) => c.operands === 'pass')) return storedValue(cp, insn)?.size ?? 0;
   if (insn === null || !calls.some((c) => c.receiver)) return 0;
   const args = parseMethodDescriptor(cp.memberRef(insn.cp!).desc).args;
   if (args.length === 0 || (args.length === 1 && typeSize(args[0]!) === 1)) return 0;
@@ -47,7 +49,8 @@ export function probeCode(cp: ConstantPool, base: SiteBase, calls: readonly Prob
     out.push(...pushSite(cp, base, c.site), invoke(cp, OP.INVOKESTATIC, c.owner, c.handler, '(I)V'));
   };
   const withReceiver = calls.filter((c) => c.receiver);
-  for (const c of calls) if (!c.receiver) plain(c);
+  for (const c of calls) if (!c.receiver && !c.operands) plain(c);
+  out.push(...operandProbe(cp, base, calls.filter((c) => c.operands), insn, spill));
   if (withReceiver.length === 0) return out;
   const args = parseMethodDescriptor(cp.memberRef(insn!.cp!).desc).args;
   const handlerCalls = (): Node[] =>
@@ -75,6 +78,35 @@ export function probeCode(cp: ConstantPool, base: SiteBase, calls: readonly Prob
   return out;
 }
 
+/** The value a putfield or an array store sets aside while its object is passed: how to store and reload it, and its slots. */
+function storedValue(cp: ConstantPool, insn: Insn): { store: number; load: number; size: number } | null {
+  let desc: string;
+  if (insn.op === OP.PUTFIELD) desc = cp.memberRef(insn.cp!).desc;
+  else if (insn.op >= OP.IASTORE && insn.op <= OP.SASTORE) desc = ARRAY_STORE_TYPES[insn.op - OP.IASTORE]!;
+  else return null;
+  return { store: storeOpFor(desc), load: loadOpFor(desc), size: typeSize(desc) };
+}
+
+/** The element type each of iastore … sastore stores, as a descriptor. */
+const ARRAY_STORE_TYPES = ['I', 'J', 'F', 'D', 'Ljava/lang/Object;', 'I', 'I', 'I'];
+
+/**
+ * The probe calls that get what a field or array instruction touches: the object (null for a
+ * static field, or where it may be uninitialized) and, for an array, the index, copied from under
+ * the stored value, which waits in the locals from `spill` on.
+ */
+function operandProbe(cp: ConstantPool, base: SiteBase, calls: readonly ProbeCall[], insn: Insn | null, spill: number): Node[] {
+  if (calls.length === 0 || insn === null) return [];
+  const array = isArrayAccess(insn.op);
+  const desc = array ? '(Ljava/lang/Object;II)V' : '(Ljava/lang/Object;I)V';
+  const call = (c: ProbeCall): Node[] => [...pushSite(cp, base, c.site), invoke(cp, OP.INVOKESTATIC, c.owner, c.handler, desc)];
+  const objectless = insn.op === OP.GETSTATIC || insn.op === OP.PUTSTATIC || calls[0]!.operands === 'null';
+  if (objectless && !array) return calls.flatMap((c) => [op(OP.ACONST_NULL), ...call(c)]);
+  const value = storedValue(cp, insn);
+  const each = calls.flatMap((c) => [op(array ? OP.DUP2 : OP.DUP), ...call(c)]);
+  return value === null ? each : [load(value.store, spill), ...each, load(value.load, spill)];
+}
+
 /**
  * A check that jumps to `sample` when the trigger fires and otherwise falls through, to `cont`,
  * which the caller places right after this code (with the global trigger it is a branch target
@@ -84,6 +116,7 @@ export function probeCode(cp: ConstantPool, base: SiteBase, calls: readonly Prob
 const CALL_FORM = process.env.KOMORIUM_CHECK_FORM === 'call';
 
 export function checkCode(cp: ConstantPool, trigger: Trigger, sample: Label, cont: Label): Node[] {
+  if (isBurstTrigger(trigger)) return burstCheck(cp, trigger, sample, cont, false);
   if (CALL_FORM && trigger === 'global') return [invoke(cp, OP.INVOKESTATIC, SAMPLER, 'tick', '()Z'), { op: OP.IFNE, target: sample }];
   if (trigger === 'thread') {
     return [invoke(cp, OP.INVOKESTATIC, SAMPLER, 'tickThread', '()Z'), { op: OP.IFNE, target: sample }];
@@ -98,6 +131,7 @@ export function checkCode(cp: ConstantPool, trigger: Trigger, sample: Label, con
 
 /** A check whose both outcomes jump: to `sample`, or to `cont` (a backedge's trampoline). */
 export function checkJump(cp: ConstantPool, trigger: Trigger, sample: Label, cont: Label): Node[] {
+  if (isBurstTrigger(trigger)) return burstCheck(cp, trigger, sample, cont, true);
   if (CALL_FORM && trigger === 'global') {
     return [invoke(cp, OP.INVOKESTATIC, SAMPLER, 'tick', '()Z'), { op: OP.IFNE, target: sample }, { op: OP.GOTO, target: cont }];
   }
@@ -115,6 +149,7 @@ export function checkJump(cp: ConstantPool, trigger: Trigger, sample: Label, con
 
 /** A guard (no-dup): `probe` runs only when the trigger fires, else control goes to `skip`, which the caller places right after. */
 export function guardCode(cp: ConstantPool, trigger: Trigger, probe: readonly Node[], skip: Label): Node[] {
+  if (isBurstTrigger(trigger)) return burstGuard(cp, trigger, probe, skip);
   if (CALL_FORM && trigger === 'global') return [invoke(cp, OP.INVOKESTATIC, SAMPLER, 'tick', '()Z'), { op: OP.IFEQ, target: skip }, ...probe];
   if (trigger === 'thread') {
     return [invoke(cp, OP.INVOKESTATIC, SAMPLER, 'tickThread', '()Z'), { op: OP.IFEQ, target: skip }, ...probe];
@@ -126,6 +161,14 @@ export function guardCode(cp: ConstantPool, trigger: Trigger, probe: readonly No
     { op: OP.IFEQ, target: skip },
     ...probe,
   ];
+}
+
+/**
+ * A kind's own guard (EventRequest.guard): `probe` runs only while the static boolean `field` of
+ * `owner` is true, else control goes to `skip`, which the caller places right after.
+ */
+export function ownGuardCode(cp: ConstantPool, owner: string, fieldName: string, probe: readonly Node[], skip: Label): Node[] {
+  return [field(cp, OP.GETSTATIC, owner, fieldName, 'Z'), { op: OP.IFEQ, target: skip }, ...probe];
 }
 
 /** `Sampler.counter -= 1`, leaving the new value on the stack. */

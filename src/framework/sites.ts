@@ -9,7 +9,8 @@
 import type { ClassFile } from '../classfile/classfile.js';
 import type { MemberInfo } from '../classfile/model.js';
 import { ACC } from '../classfile/model.js';
-import { isLabel, type Insn, type MethodCode } from '../bytecode/ir.js';
+import { isLabel, type Frame, type Insn, type MethodCode } from '../bytecode/ir.js';
+import { simulateFrames } from '../analysis/frames.js';
 import { OPCODE_NAMES, OP, isArrayAccess, isFieldInsn, isInvoke, isReturn } from '../bytecode/opcodes.js';
 import type { ClassHierarchy } from '../hierarchy/hierarchy.js';
 import type { BackEdge, Cfg } from '../analysis/cfg.js';
@@ -24,6 +25,10 @@ export interface ProbeCall {
   handler: string;
   /** Pass the call's receiver: a virtual or interface call whose callee depends on it. */
   receiver: boolean;
+  /** The runtime class's static boolean that must be true for the call to run (EventRequest.guard). */
+  guard?: string;
+  /** Pass the object (and array index) the field or array instruction touches (events.ts `operands`); 'null' where the object may not be seen yet. */
+  operands?: 'pass' | 'null';
 }
 
 /** The probes of one method, by position in its original code. */
@@ -106,12 +111,15 @@ export function findProbes(ctx: SiteContext): MethodProbes {
     const line = insn === null ? firstLine(code) : (lines.get(insn) ?? -1);
     return ctx.table.add({ method: methodIndex, bci, line, what, owner, name, desc });
   };
-  const callsFor = (e: EventKind, siteNo: number, receiver = false): ProbeCall[] => {
+  const callsFor = (e: EventKind, siteNo: number, receiver = false, operands: 'pass' | 'null' = 'pass'): ProbeCall[] => {
     const out: ProbeCall[] = [];
     for (const k of kinds) {
       for (const r of k.events) {
-        if (r.event !== e) continue;
-        out.push({ site: siteNo, owner: k.runtimeClass, handler: r.handler, receiver: receiver && r.receiver === true });
+        if (r.event !== e || r.siteOnly) continue;
+        const call: ProbeCall = { site: siteNo, owner: k.runtimeClass, handler: r.handler, receiver: receiver && r.receiver === true };
+        if (r.guard !== undefined) call.guard = r.guard;
+        if (r.operands === true && (e === 'field' || e === 'array')) call.operands = operands;
+        out.push(call);
       }
     }
     probes.count += out.length;
@@ -129,14 +137,15 @@ export function findProbes(ctx: SiteContext): MethodProbes {
   const field = wanted('field');
   const array = wanted('array');
   const exit = wanted('exit');
-  for (const n of code.nodes) {
+  const unseen = unseenReceivers(ctx);
+  for (const [i, n] of code.nodes.entries()) {
     if (isLabel(n)) continue;
     if (call && isInvoke(n.op)) {
       const c = callSite(ctx, n);
       at(n, callsFor('call', site(n, OPCODE_NAMES[n.op]!, c.owner, c.name, c.desc), c.dispatch));
     } else if (field && isFieldInsn(n.op)) {
       const f = fieldSite(ctx, n);
-      at(n, callsFor('field', site(n, OPCODE_NAMES[n.op]!, f.owner, f.name, f.desc)));
+      at(n, callsFor('field', site(n, OPCODE_NAMES[n.op]!, f.owner, f.name, f.desc), false, unseen(i, n) ? 'null' : 'pass'));
     } else if (array && isArrayAccess(n.op)) {
       at(n, callsFor('array', site(n, OPCODE_NAMES[n.op]!)));
     } else if (exit && isReturn(n.op)) {
@@ -152,10 +161,35 @@ export function findProbes(ctx: SiteContext): MethodProbes {
   if (wanted('backedge')) {
     for (const e of cfg.backEdges) {
       if (!e.branch && !e.fallthrough) continue;
-      probes.backedges.set(e, callsFor('backedge', site(lastInsn(cfg, e.from), 'backedge')));
+      // A jsr's edge cannot pass through a probe: the old verifier would see a second
+      // subroutine entering the first one's code. Cycles through subroutines go uncounted.
+      const last = lastInsn(cfg, e.from);
+      if (last.op === OP.JSR || last.op === OP.JSR_W) continue;
+      probes.backedges.set(e, callsFor('backedge', site(last, 'backedge')));
     }
   }
   return probes;
+}
+
+/**
+ * Whether the object of a putfield may still be uninitialized (`this` before a constructor's super
+ * call, where javac stores outer-instance fields): no method may be passed it. Decided from the
+ * frame before the instruction; where the frame is not known in a constructor, assumed so.
+ */
+function unseenReceivers(ctx: SiteContext): (index: number, insn: Insn) => boolean {
+  if (ctx.method.name !== '<init>' || !ctx.kinds.some((k) => k.events.some((r) => r.event === 'field' && r.operands === true))) return () => false;
+  let frames: (Frame | null)[] | null = null;
+  return (index, insn) => {
+    if (insn.op !== OP.PUTFIELD) return false;
+    try {
+      frames ??= simulateFrames(ctx.cf, ctx.method, ctx.code);
+    } catch {
+      return true;
+    }
+    const f = frames[index];
+    if (!f || f.stack.length < 2) return true;
+    return f.stack[f.stack.length - 2] === 'U';
+  };
 }
 
 /**

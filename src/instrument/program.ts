@@ -12,7 +12,7 @@ import { RT } from '../kinds/komorium/runtime-names.js';
 import type { ClassPlan } from '../kinds/komorium/plan.js';
 import { ClassFilter } from './patterns.js';
 import { emptyCounts, type ClassReport, type ClassResult } from '../kinds/komorium/class-transform.js';
-import { runtimeEntries } from './runtime-jar.js';
+import { addRuntime } from './runtime-jar.js';
 import { javaName } from '../classfile/names.js';
 import type { FrameworkClassReport, FrameworkClassResult } from '../framework/class-transform.js';
 import { buildProgram, rewriteEntry, type ClassHeader, type EntryResult, type InstrumentMode, type Program } from './rewrite.js';
@@ -203,7 +203,7 @@ async function unitOutputs(
     excluded += out.excluded;
     if (out.reports.length > 0) needsRuntime.add(top);
     // The runtime goes once into each given archive, where all its loaders find it, not into nested jars.
-    if (!unit.parent && needsRuntime.has(unit)) out.entries.push(...(await runtimeAt(runtimeFolder(unit.entries), out.entries)));
+    if (!unit.parent && needsRuntime.has(unit)) await addRuntime(out.entries, runtimeFolder(unit.entries));
     const classes = entries.filter((e) => parsedByEntry.has(e)).length;
     summaries.unshift({ input: unit.label, output: unit.output?.path ?? unit.label, classes, rewritten: out.reports.length });
     if (unit.parent) {
@@ -258,12 +258,6 @@ function outputEntries(
     }
   }
   return { entries, reports, excluded };
-}
-
-/** The runtime's entries under `folder`, except those the archive holds already. */
-async function runtimeAt(folder: string, entries: readonly Entry[]): Promise<Entry[]> {
-  const present = new Set(entries.map((e) => e.name));
-  return (await runtimeEntries()).map((r) => ({ ...r, name: folder + r.name })).filter((r) => !present.has(r.name));
 }
 
 /** Below this many classes, starting workers costs more than it saves. */

@@ -10,7 +10,7 @@ import { ClassFormatError, KomoriumError, MethodTooLargeError } from '../errors.
 import type { Entry } from '../jar/index.js';
 import { ClassHierarchy, MissingClassError } from '../hierarchy/hierarchy.js';
 import { instrumentClassWithKinds, type FrameworkClassResult } from '../framework/class-transform.js';
-import type { LayoutName } from '../framework/layout/context.js';
+import { layoutFor, type LayoutName } from '../framework/layout/context.js';
 import type { Trigger } from '../framework/probes.js';
 import { parseKinds } from '../kinds/index.js';
 import { RT } from '../kinds/komorium/runtime-names.js';
@@ -134,7 +134,8 @@ function rewriteWithKinds(
   mode: Extract<InstrumentMode, { profile: 'framework' }>,
   warnings: string[],
 ): FrameworkClassResult {
-  const options = { kinds: parseKinds(mode.kinds), layout: mode.layout, trigger: mode.trigger };
+  const kinds = parseKinds(mode.kinds);
+  const options = { kinds, layout: layoutFor(kinds, mode.layout), trigger: mode.trigger };
   try {
     try {
       return instrumentClassWithKinds(cf, program, options);

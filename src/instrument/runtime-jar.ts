@@ -23,6 +23,27 @@ export async function runtimeEntries(): Promise<Entry[]> {
     throw new KomoriumError(`the komorium runtime is missing at ${path}: run \`npm run build\` (it needs a JDK's javac)`);
   }
   const jar = await readInput(path);
-  cached = jar.entries.filter((e) => e.name.startsWith('komorium/'));
+  cached = jar.entries.filter((e) => e.name.startsWith('komorium/') || (e.name.startsWith('META-INF/services/') && !e.name.endsWith('/')));
   return cached;
+}
+
+/**
+ * Adds the runtime under `folder` to an archive's entries, except those it holds already. A service
+ * registration the program has too (META-INF/services/<interface>) gets the runtime's providers
+ * appended to its own lines.
+ */
+export async function addRuntime(entries: Entry[], folder = ''): Promise<void> {
+  const index = new Map(entries.map((e, i) => [e.name, i]));
+  for (const runtime of await runtimeEntries()) {
+    const r = { ...runtime, name: folder + runtime.name };
+    const i = index.get(r.name);
+    if (i === undefined) entries.push(r);
+    else if (runtime.name.startsWith('META-INF/services/')) {
+      const theirs = new TextDecoder().decode(entries[i]!.data);
+      const ours = new TextDecoder().decode(r.data);
+      if (!theirs.split(/\r?\n/).includes(ours.trim())) {
+        entries[i] = { ...entries[i]!, data: new TextEncoder().encode(`${theirs}${theirs === '' || theirs.endsWith('\n') ? '' : '\n'}${ours}`) };
+      }
+    }
+  }
 }

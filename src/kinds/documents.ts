@@ -5,12 +5,13 @@
  */
 import { KomoriumError } from '../errors.js';
 import { SectionReader, type ProfileDocument } from '../profile/document.js';
-import { idealSampledOverlap, mergeProfiles, overlap } from '../profile/analysis.js';
+import { mergeProfiles } from '../profile/analysis.js';
+import { komoriumAccuracy } from '../profile/accuracy.js';
 import type { HeaderEntry, Profile } from '../profile/model.js';
 import { writeDocument, type SectionOut } from '../profile/write.js';
-import { methodName } from '../report/names.js';
 import { kindNamed, KINDS } from './index.js';
-import type { Accuracy, ProfileKind, ReportOptions } from './kind.js';
+import type { Accuracy, AccuracyOptions, ProfileKind, ReportOptions } from './kind.js';
+import { callGraphDot } from './call-graph.js';
 
 export interface ParsedSection {
   kind: ProfileKind;
@@ -35,11 +36,25 @@ function sectionOut(s: ParsedSection): SectionOut {
   return { kind: s.kind.name, methods: codec.methods(s.data), sites: codec.sites(s.data), lines: (ids) => codec.lines(s.data, ids) };
 }
 
-/** The text report of every section of `doc` (Komorium's is rendered by the caller). */
-export function reportSections(doc: ProfileDocument, opts: ReportOptions): string {
+/** The text report of every section of `doc` (Komorium's is rendered by the caller), or of the kind `only`. */
+export function reportSections(doc: ProfileDocument, opts: ReportOptions, only?: string): string {
   return parsedSections(doc)
+    .filter((s) => only === undefined || s.kind.name === only)
     .map((s) => s.kind.section.report(s.data, opts))
     .join('\n');
+}
+
+/** Every call-graph section of `doc` as a Graphviz digraph (null when it has none). */
+export function dotSections(doc: ProfileDocument, opts: ReportOptions): string | null {
+  const graphs = parsedSections(doc).filter((s) => s.kind.section.callGraph !== undefined);
+  if (graphs.length === 0) return null;
+  return graphs.map((s) => callGraphDot(s.kind.name, s.kind.section.callGraph!(s.data), opts)).join('\n');
+}
+
+/** The HTML page of the first section whose kind has one, or null. */
+export function htmlOfSections(doc: ProfileDocument, opts: ReportOptions): string | null {
+  const s = parsedSections(doc).find((x) => x.kind.section.html !== undefined);
+  return s ? s.kind.section.html!(s.data, opts) : null;
 }
 
 /** Sums profiles section by section; every file must hold the same kinds. */
@@ -64,39 +79,32 @@ export function mergeDocuments(docs: ProfileDocument[]): { text: string; komoriu
 
 export interface KindAccuracy extends Accuracy {
   kind: string;
-  /** Komorium only: the overlap of the flat (per method) profile, and what an ideal sampler would reach. */
-  methodOverlap?: number;
+  /** The exact profile's kind it was measured against, when not its own (cbs against call-edges). */
+  against?: string;
+  /** What an ideal sampler taking as many samples would reach (Komorium's views, when B is sampled). */
   ideal?: number;
 }
 
 /**
  * The accuracy of `sampled` against `exact` for every kind the two share: the paper's overlap,
- * Σ over keys of min(share in exact, share in sampled).
+ * Σ over keys of min(share in exact, share in sampled). A sampled section is measured against the
+ * exact profile's section of a kind it names in measuredAgainst when there is one (so one file
+ * with an exhaustive call-edges section and a cbs section can be measured against itself), else
+ * against the section of its own kind.
  */
-export function accuracyOf(exact: ProfileDocument, sampled: ProfileDocument): KindAccuracy[] {
+export function accuracyOf(exact: ProfileDocument, sampled: ProfileDocument, opts: AccuracyOptions = {}): KindAccuracy[] {
   const out: KindAccuracy[] = [];
-  if (exact.komorium && sampled.komorium) out.push(komoriumAccuracy(exact.komorium, sampled.komorium));
-  const sampledSections = new Map(parsedSections(sampled).map((s) => [s.kind.name, s]));
-  for (const e of parsedSections(exact)) {
-    const s = sampledSections.get(e.kind.name);
-    if (s) out.push({ kind: e.kind.name, ...e.kind.section.accuracy(e.data, s.data) });
+  if (exact.komorium && sampled.komorium) for (const v of komoriumAccuracy(exact.komorium, sampled.komorium)) out.push({ kind: 'komorium', ...v });
+  const exactSections = new Map(parsedSections(exact).map((s) => [s.kind.name, s]));
+  for (const s of parsedSections(sampled)) {
+    const against = (s.kind.measuredAgainst ?? []).find((k) => exactSections.has(k));
+    const e = exactSections.get(against ?? s.kind.name);
+    if (!e) continue;
+    out.push({ kind: s.kind.name, ...(against !== undefined ? { against } : {}), ...s.kind.section.accuracy(e.data, s.data, opts) });
   }
   if (out.length === 0) {
     const kinds = (d: ProfileDocument) => [...(d.komorium ? ['komorium'] : []), ...d.sections.map((x) => x.kind)].join(', ') || 'none';
     throw new KomoriumError(`diff --accuracy: ${exact.name} (${kinds(exact)}) and ${sampled.name} (${kinds(sampled)}) share no profile kind`);
   }
   return out;
-}
-
-function komoriumAccuracy(exact: Profile, sampled: Profile): KindAccuracy {
-  const o = overlap(exact, sampled);
-  return {
-    kind: 'komorium',
-    overlap: o.total,
-    unit: 'calling contexts',
-    keys: exact.nodes.length - 1,
-    methodOverlap: o.methodOverlap,
-    ideal: sampled.unit === 'samples' ? idealSampledOverlap(exact, sampled.totalCounter) : undefined,
-    worst: o.perMethod.slice(0, 10).map((m) => ({ name: methodName(m.method), exact: m.selfA, sampled: m.selfB })),
-  };
 }

@@ -131,14 +131,21 @@ export function overlap(a: Profile, b: Profile): OverlapResult {
  * coarse granularity, however unbiased the sampler is.
  */
 export function idealSampledOverlap(exact: Profile, samples: number): number {
-  const total = exact.totalCounter;
+  const counts: number[] = [];
+  for (const node of exact.nodes) if (node.method !== null && node.counter > 0) counts.push(node.counter);
+  return idealOverlapOf(counts, samples);
+}
+
+/**
+ * The same bound for any distribution of counts over keys (calling contexts, methods, lines): the
+ * expected overlap of `samples` independent draws in proportion to `counts` with `counts` itself.
+ */
+export function idealOverlapOf(counts: readonly number[], samples: number): number {
+  const total = counts.reduce((s, c) => s + c, 0);
   if (total === 0 || samples <= 0) return total === 0 ? 1 : 0;
   const n = Math.round(samples);
   let lost = 0;
-  for (const node of exact.nodes) {
-    if (node.method === null || node.counter <= 0) continue;
-    lost += binomialMeanAbsDeviation(n, node.counter / total);
-  }
+  for (const c of counts) if (c > 0) lost += binomialMeanAbsDeviation(n, c / total);
   return Math.min(1, Math.max(0, 1 - lost / (2 * n)));
 }
 

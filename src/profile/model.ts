@@ -3,6 +3,7 @@
  * context tree. Everything the file holds is kept (headers included, in order) so that writing a
  * profile that was read gives the same bytes.
  */
+import { combineCalls, combineSelf, type CallEntry, type SelfEntry } from './breakdown.js';
 
 /** One `header` line. Headers describe the run (JVM, OS, date) and are never compared. */
 export interface HeaderEntry {
@@ -41,6 +42,10 @@ export interface ContextNode {
   children: ContextNode[];
   /** The profile the node belongs to, for the per-profile totals that estimates need. */
   profile: Profile;
+  /** The self counter by thread and source line, when recorded (entries sum to `counter`). */
+  self?: SelfEntry[];
+  /** The inclusive counter by the line of the parent's method that called this context, when recorded. */
+  calls?: CallEntry[];
 }
 
 export type Unit = 'samples' | 'bytecodes';
@@ -121,6 +126,8 @@ export interface TreeDraft {
   method: { className: string; name: string; descriptor: string; source?: string; line?: number } | null;
   counter: number;
   children: TreeDraft[];
+  self?: readonly SelfEntry[];
+  calls?: readonly CallEntry[];
 }
 
 export interface ProfileFields {
@@ -212,6 +219,10 @@ export function buildProfile(fields: ProfileFields, rootDraft: TreeDraft): Profi
         children: [],
         profile,
       };
+      const self = combineSelf(g);
+      if (self) child.self = self;
+      const calls = combineCalls(g);
+      if (calls) child.calls = calls;
       node.children.push(child);
       work.push({ node: child, drafts: g });
     }
@@ -252,7 +263,7 @@ export function toDraft(profile: Profile): TreeDraft {
   const drafts = new Map<ContextNode, TreeDraft>();
   let rootDraft: TreeDraft | undefined;
   for (const n of profile.nodes) {
-    const d: TreeDraft = { method: n.method, counter: n.counter, children: [] };
+    const d: TreeDraft = { method: n.method, counter: n.counter, children: [], self: n.self, calls: n.calls };
     drafts.set(n, d);
     if (n.parent === null) rootDraft = d;
     else drafts.get(n.parent)!.children.push(d);

@@ -3,6 +3,7 @@ import { KomoriumError } from '../errors.js';
 import { unescapeField } from './escape.js';
 import { compareMethods, compareStrings, methodKey, type ContextNode, type HeaderEntry, type MethodEntry, type Profile, type Unit } from './model.js';
 import { siteKey, type ProfileDocument, type RawSection, type SiteEntry } from './document.js';
+import { DETAIL_RECORDS, readDetail, type DetailRecord } from './detail.js';
 
 /** The newest format version this reader understands. */
 export const PROFILE_VERSION = 2;
@@ -154,7 +155,7 @@ class Parser {
       }
       if (kind === 'komorium') {
         doc.komorium = this.komorium(doc, this.readScalars());
-        dataLines += 1 + SCALARS.length + doc.komorium.nodes.length;
+        dataLines += 1 + SCALARS.length + doc.komorium.nodes.length + this.readBreakdown(doc.komorium);
       } else {
         const raw = this.rawSection(kind);
         doc.sections.push(raw);
@@ -280,6 +281,16 @@ class Parser {
     };
     this.readNodes(profile);
     return profile;
+  }
+
+  /** The optional thread, self and call lines after the nodes (detail.ts); how many there were. */
+  private readBreakdown(profile: Profile): number {
+    const records: DetailRecord[] = [];
+    while ((DETAIL_RECORDS as readonly (string | null)[]).includes(this.peekKind())) {
+      const fields = this.next()!;
+      records.push({ fields, line: this.lineNo });
+    }
+    return records.length === 0 ? 0 : readDetail(records, profile.nodes, (message, line) => this.fail(message, line));
   }
 
   private readEnd(count: number, what: string, expected: string, found: string): void {

@@ -17,7 +17,12 @@ export interface ShareOverlap {
   rows: ShareRow[];
 }
 
-export function shareOverlap(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): ShareOverlap {
+/**
+ * With `cutoff` below 1, each profile is first cut to its top members that together make `cutoff`
+ * of its total (seed 001 §5: the members of a 90% profile), and shares are of what is kept.
+ */
+export function shareOverlap(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>, cutoff = 1): ShareOverlap {
+  if (cutoff < 1) return shareOverlap(topMembers(a, cutoff), topMembers(b, cutoff));
   const total = (m: ReadonlyMap<string, number>) => [...m.values()].reduce((s, v) => s + v, 0);
   const ta = total(a);
   const tb = total(b);
@@ -33,4 +38,18 @@ export function shareOverlap(a: ReadonlyMap<string, number>, b: ReadonlyMap<stri
   rows.sort((x, y) => Math.abs(y.a - y.b) - Math.abs(x.a - x.b) || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
   // Float sums can land a hair outside [0, 1]; a CI gate must not fail on 100.00000000000001%.
   return { overlap: Math.min(1, Math.max(0, overlap)), rows };
+}
+
+/** The largest members (ties by key) whose sum first reaches `cutoff` of the total. */
+export function topMembers(m: ReadonlyMap<string, number>, cutoff: number): Map<string, number> {
+  const total = [...m.values()].reduce((s, v) => s + v, 0);
+  const sorted = [...m].filter(([, v]) => v > 0).sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
+  const out = new Map<string, number>();
+  let sum = 0;
+  for (const [k, v] of sorted) {
+    if (sum >= cutoff * total) break;
+    out.set(k, v);
+    sum += v;
+  }
+  return out;
 }

@@ -1,6 +1,7 @@
 import { escapeField } from './escape.js';
 import { compareMethods, compareStrings, type ContextNode, type HeaderEntry, type MethodEntry, type Profile } from './model.js';
 import type { SiteEntry } from './document.js';
+import { detailLines } from './detail.js';
 
 /**
  * Writes a profile in the canonical form of docs/profile-format.md. The order comes from the model,
@@ -99,14 +100,17 @@ function komoriumLines(profile: Profile, methodId: (m: MethodEntry) => number): 
     `truncated\t${profile.truncated}`,
   ];
   let count = 0;
+  const ids = new Map<ContextNode, number>();
   const stack: { node: ContextNode; parentId: number }[] = [{ node: profile.root, parentId: -1 }];
   while (stack.length > 0) {
     const { node, parentId } = stack.pop()!;
     const id = count++;
+    ids.set(node, id);
     out.push(`node\t${id}\t${parentId}\t${node.method === null ? -1 : methodId(node.method)}\t${node.counter}`);
     const kids = [...node.children].sort((a, b) => methodId(a.method!) - methodId(b.method!));
     for (let i = kids.length - 1; i >= 0; i--) stack.push({ node: kids[i]!, parentId: id });
   }
+  out.push(...detailLines(profile.nodes, (n) => ids.get(n)!));
   return out;
 }
 

@@ -13,6 +13,7 @@ import { share, stackOf, type ContextNode, type MethodEntry, type Profile } from
 import { diffFlamePayload, renderFlameHtml } from './html.js';
 import { formatInt, formatPct, formatSignedInt, formatSignedPct, methodMatcher, methodName, sourceRef, table, type NameOptions } from './names.js';
 import { headerLines } from './text.js';
+import { positionRef, stackTrace } from './lines.js';
 
 export interface DiffOptions extends NameOptions {
   /** Gate: minimum calling-context overlap, in percent. */
@@ -47,6 +48,8 @@ export interface MethodChange {
 export interface ContextChange {
   /** Root-first methods of the calling context. */
   stack: MethodEntry[];
+  /** The context in B (in A when B lacks it): its lines, for the stack trace. */
+  node: ContextNode;
   shareA: number;
   shareB: number;
   /** Estimated self bytecodes in A and B, and B − A. */
@@ -91,7 +94,7 @@ export function diffProfiles(a: Profile, b: Profile, opts: DiffOptions = {}): Di
   if (a.agent !== b.agent || a.unit !== b.unit) {
     throw new KomoriumError(
       `diff: ${a.name} was written by agent "${a.agent}" (unit ${a.unit}) and ${b.name} by agent "${b.agent}" (unit ${b.unit}): ` +
-        `profiles of different agents are not comparable; profile both runs with the same agent`,
+        `profiles of different agents are not comparable; profile both runs with the same agent, or measure how close a sampled profile is to an exact one with diff --accuracy EXACT SAMPLED`,
     );
   }
   const warnings: string[] = [];
@@ -193,11 +196,11 @@ function contextChanges(a: Profile, b: Profile, est: (p: Profile, c: number) => 
     const [x, y] = stack.pop()!;
     const cx = x?.counter ?? 0;
     const cy = y?.counter ?? 0;
-    const some = (x ?? y)!;
+    const some = (y ?? x)!;
     if (some.method !== null && (cx > 0 || cy > 0)) {
       const bytecodesA = est(a, cx);
       const bytecodesB = est(b, cy);
-      out.push({ stack: stackOf(some), shareA: share(a, cx), shareB: share(b, cy), bytecodesA, bytecodesB, delta: bytecodesB - bytecodesA });
+      out.push({ stack: stackOf(some), node: some, shareA: share(a, cx), shareB: share(b, cy), bytecodesA, bytecodesB, delta: bytecodesB - bytecodesA });
     }
     const ys = new Map((y?.children ?? []).map((c) => [c.method!.key, c]));
     for (const c of x?.children ?? []) {
@@ -277,7 +280,10 @@ export function renderDiffText(d: DiffResult, opts: DiffOptions = {}): string {
     list.slice(0, top).forEach((c, i) => {
       const g = growth(c.bytecodesA, c.bytecodesB);
       lines.push(`  #${i + 1}  ${formatSignedInt(c.delta)} bytecodes (${formatSignedPct(g)}), ${formatPct(c.shareA)} → ${formatPct(c.shareB)}`);
-      for (const m of [...c.stack].reverse()) lines.push(`        at ${label(m)}`);
+      for (const f of stackTrace(c.node)) {
+        const at = positionRef(f.method, f.line);
+        lines.push(`        at ${methodName(f.method, opts)}${at === '' ? '' : ` (${at})`}`);
+      }
     });
     return lines.length > 0 ? lines : ['  none'];
   };

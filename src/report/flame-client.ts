@@ -232,6 +232,7 @@ export const FLAME_CLIENT_JS = String.raw`(function () {
   function describe(i) {
     var lines = [name(i)];
     if (M[i] >= 0 && D.sources[M[i]]) lines.push(D.sources[M[i]]);
+    if (D.lines && D.lines[i]) lines.push(D.lines[i]);
     var tb = D.totalBytecodes, tc = D.totalCounter, unit = D.unit === 'samples' ? ' samples' : ' counted';
     if (!DIFF) {
       lines.push('total: ' + pct(TOT[i], tc) + ' \u00b7 ' + fmtInt(est(TOT[i], tc, tb)) + ' bytecodes (' + fmtInt(TOT[i]) + unit + ')');

@@ -10,6 +10,7 @@ import type { Profile } from '../profile/model.js';
 import { FLAME_CLIENT_JS } from './flame-client.js';
 import { methodName, sourceRef, type NameOptions } from './names.js';
 import { headerLines } from './text.js';
+import { lineSummary } from './lines.js';
 
 /** What the client script reads (see flame-client.ts). Arrays are per context, in preorder. */
 export interface FlamePayload {
@@ -24,6 +25,8 @@ export interface FlamePayload {
   total: number[];
   totalCounter: number;
   totalBytecodes: number;
+  /** Per context, where the profile records them: the line that called it and the lines its samples ran on. */
+  lines?: string[];
   /** Diff mode: the counters of the same calling context in A (0 where A lacks it). */
   a?: { self: number[]; total: number[]; totalCounter: number; totalBytecodes: number };
   labelA?: string;
@@ -42,6 +45,7 @@ export function flamePayload(p: Profile, opts: NameOptions = {}): FlamePayload {
     total: p.nodes.map((n) => n.total),
     totalCounter: p.totalCounter,
     totalBytecodes: p.totalBytecodes,
+    ...(p.nodes.some((n) => n.self !== undefined || n.calls !== undefined) ? { lines: p.nodes.map(lineSummary) } : {}),
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import { TRUNCATED_CLASS, UNINSTRUMENTED_CLASS, type MethodEntry } from '../profile/model.js';
 import { javaName } from '../classfile/names.js';
+import { THREAD_CLASS } from '../profile/threads.js';
 
 export interface NameOptions {
   /** `com/foo/Bar.baz(ILjava/lang/String;)V` instead of `com.foo.Bar.baz(int, String)`. */
@@ -67,6 +68,7 @@ export function javaTypeName(internal: string, qualified = false): string {
 export function methodName(m: MethodEntry | null, opts: NameOptions = {}): string {
   if (m === null) return 'all';
   if (m.className === TRUNCATED_CLASS) return '<truncated stack>';
+  if (m.className === THREAD_CLASS) return `thread ${m.name}`;
   if (m.className === UNINSTRUMENTED_CLASS) return UNINSTRUMENTED_CLASS;
   if (opts.rawDescriptors) return `${m.className}.${m.name}${m.descriptor}`;
   const params = javaParams(m.descriptor, opts.qualifiedParams);
@@ -78,6 +80,13 @@ export function methodName(m: MethodEntry | null, opts: NameOptions = {}): strin
 export function sourceRef(m: MethodEntry | null): string {
   if (m === null || m.source === '') return '';
   return m.line >= 0 ? `${m.source}:${m.line}` : m.source;
+}
+
+/** `com/foo/Bar.java` for a method of `com/foo/Bar$Inner` compiled from `Bar.java`; '' when the source is unknown. */
+export function sourcePath(m: MethodEntry): string {
+  if (m.source === '') return '';
+  const slash = m.className.lastIndexOf('/');
+  return (slash < 0 ? '' : m.className.slice(0, slash + 1)) + m.source;
 }
 
 /** 1234567.8 → `1,234,568`. */

@@ -8,7 +8,7 @@ import { writeError } from '../jar/fs-errors.js';
  * profile or report; to stdout when `path` is undefined or `-`. The folder must exist, as for
  * every command's output: a mistyped path is an error, not a new folder.
  */
-export function writeOutput(path: string | undefined, text: string): void {
+export function writeOutput(path: string | undefined, text: string | Uint8Array): void {
   if (path === undefined || path === '-') {
     process.stdout.write(text);
     return;

@@ -3,8 +3,9 @@
  * call paths (as Java stack traces, innermost first), and a pruned call tree.
  */
 import { describeGranularity, flatten } from '../profile/analysis.js';
-import { estimatedBytecodes, share, stackOf, type ContextNode, type Profile } from '../profile/model.js';
+import { estimatedBytecodes, share, type ContextNode, type Profile } from '../profile/model.js';
 import { formatInt, formatPct, methodName, sourceRef, table, type NameOptions } from './names.js';
+import { positionRef, stackTrace } from './lines.js';
 
 export interface TextReportOptions extends NameOptions {
   /** Rows in the hottest-methods and hottest-paths lists (default 20). */
@@ -72,7 +73,12 @@ export function renderText(p: Profile, opts: TextReportOptions = {}): string {
   out.push(`Hottest call paths (calling contexts by self, innermost frame first), top ${Math.min(top, paths.length)} of ${paths.length}:`);
   paths.slice(0, top).forEach((n, i) => {
     out.push(`  #${i + 1}  ${formatPct(share(p, n.counter))}  ${formatInt(estimatedBytecodes(n))} bytecodes`);
-    for (const m of stackOf(n).reverse()) out.push(`        at ${label(m)}`);
+    // As a stack trace: the line that ran most in the innermost frame, the line of the call in the
+    // others; just the file where the profile does not know (a method's first line would mislead).
+    for (const f of stackTrace(n)) {
+      const at = positionRef(f.method, f.line);
+      out.push(`        at ${methodName(f.method, opts)}${at === '' ? '' : ` (${at})`}`);
+    }
   });
   out.push('');
 

@@ -1,4 +1,5 @@
-// npm packages used as test INPUTS (JavaScript programs that the corpus' JS engine, Rhino, runs),
+// npm packages used as test INPUTS (JavaScript programs that the corpus' JS engine, Rhino, runs, and
+// speedscope's published file-format schema),
 // kept outside node_modules in .cache/npm-inputs/<name>/ by `bash scripts/install-deps.sh`.
 // Versions are pinned there and here; a missing or different version is a LOUD error.
 import { existsSync, readFileSync } from 'node:fs';
@@ -8,6 +9,8 @@ import { CACHE_DIR, CorpusMissingError, INSTALL_HINT } from './corpus.js';
 const NPM_INPUTS = {
   esprima: { version: '4.0.1', main: 'dist/esprima.js' },
   lodash: { version: '4.17.21', main: 'lodash.js' },
+  // Not a program: its dist/release/file-format-schema.json checks the speedscope export.
+  speedscope: { version: '1.25.0', main: 'package.json' },
 } as const;
 
 export type NpmInputName = keyof typeof NPM_INPUTS;

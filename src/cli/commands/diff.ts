@@ -20,35 +20,43 @@ interface DiffArgs {
   top: number;
   'raw-descriptors': boolean;
   accuracy: boolean;
+  cutoff?: string;
+}
+
+/** A row's kind, and the exact profile's kind it was measured against when not its own. */
+function kindLabel(r: KindAccuracy): string {
+  return r.against === undefined ? r.kind : `${r.kind} against ${r.against}`;
 }
 
 /**
  * `diff --accuracy EXACT SAMPLED`: how close a sampled profile is to the exhaustive (or exact)
  * profile of the same run input, for every kind the two share.
  */
-function renderAccuracy(exactName: string, sampledName: string, rows: KindAccuracy[], top: number, format: 'text' | 'json'): string {
-  if (format === 'json') return JSON.stringify({ exact: exactName, sampled: sampledName, kinds: rows }, null, 2) + '\n';
+function renderAccuracy(exactName: string, sampledName: string, rows: KindAccuracy[], top: number, format: 'text' | 'json', cutoff?: number): string {
+  if (format === 'json') return JSON.stringify({ exact: exactName, sampled: sampledName, cutoff: cutoff ?? null, kinds: rows }, null, 2) + '\n';
   const lines = [
     `accuracy of ${sampledName} against ${exactName}`,
     '  overlap: each key\'s share of its profile, summed over keys as the smaller of the two shares; 100% is the same distribution',
+    ...(cutoff === undefined ? [] : [`  cutoff: each profile cut to its top members that make ${cutoff}% of it, shares of what is kept (seed 001 §5; not the komorium kind)`]),
     '',
     ...table(
-      rows.map((r) => [
-        r.kind,
-        formatPct(r.overlap, 2),
-        `over ${formatInt(r.keys)} ${r.unit}` +
-          (r.methodOverlap !== undefined ? `; per method ${formatPct(r.methodOverlap, 2)}` : '') +
-          (r.ideal !== undefined ? `; an ideal sampler with as many samples: ${formatPct(r.ideal, 2)}` : ''),
-      ]),
-      ['l', 'r', 'l'],
+      [
+        ['kind', 'overlap', 'ideal', 'over'],
+        ...rows.map((r) => [kindLabel(r), formatPct(r.overlap, 2), r.ideal === undefined ? '' : formatPct(r.ideal, 2), `${formatInt(r.keys)} ${r.unit}`]),
+      ],
+      ['l', 'r', 'r', 'l'],
     ),
+    ...(rows.some((r) => r.ideal !== undefined)
+      ? ['', '  ideal: the overlap that as many independent random samples as B holds, drawn from A, reach on average: well below it, B is biased; near it, B lacks samples']
+      : []),
   ];
   for (const r of rows) {
     const worst = r.worst.filter((w) => w.exact !== w.sampled).slice(0, top);
     if (worst.length === 0) continue;
-    lines.push('', `Largest differences, ${r.kind} (share exact → sampled):`);
+    lines.push('', `Largest differences, ${kindLabel(r)} ${r.unit} (share exact → sampled):`);
     lines.push(...table(worst.map((w) => [formatPct(w.exact, 2), '→', formatPct(w.sampled, 2), w.name]), ['r', 'l', 'r', 'l']));
   }
+  for (const r of rows) if (r.notes?.length) lines.push('', `${kindLabel(r)}:`, ...r.notes.map((n) => `  ${n}`));
   return lines.join('\n') + '\n';
 }
 
@@ -77,6 +85,10 @@ export const diffCommand: CommandModule<object, DiffArgs> = {
       .option('output', { alias: 'o', type: 'string', describe: 'write to this file instead of stdout (the verdict still goes to stdout)' })
       .option('top', { type: 'number', default: 10, describe: 'rows per list' })
       .option('raw-descriptors', { type: 'boolean', default: false, describe: 'name methods as in the class file' })
+      .option('cutoff', {
+        type: 'string',
+        describe: 'with --accuracy: compare only the top members of each profile that make P percent of it (seed 001 §5 uses 90)',
+      })
       .option('accuracy', {
         type: 'boolean',
         default: false,
@@ -86,22 +98,26 @@ export const diffCommand: CommandModule<object, DiffArgs> = {
       .example('$0 diff main.kprof pr.kprof --fail-under 95 --max-growth 5%', 'CI: exit 1 if the profiles overlap less than 95% or the program runs 5% more bytecodes')
       .example('$0 diff main.kprof pr.kprof --max-growth 2% --method \'com.foo.Parser.*\'', 'CI: no Parser method may grow more than 2%')
       .example('$0 diff main.kprof pr.kprof -o diff.html', 'differential flame graph: red grew, blue shrank')
-      .example('$0 diff --accuracy exhaustive.kprof sampled.kprof', 'how well a sampled profile matches the exhaustive one (seed 000 §4.4)') as unknown as Argv<DiffArgs>,
+      .example('$0 diff --accuracy exhaustive.kprof sampled.kprof', 'how well a sampled profile matches the exhaustive one (seed 000 §4.4)')
+      .example('$0 diff --accuracy --cutoff 90 exhaustive.kprof sampled.kprof', 'the same over the members that make 90% of each profile (seed 001 §5)') as unknown as Argv<DiffArgs>,
   handler: (args) => {
     if (args.accuracy) {
       const failUnder = args['fail-under'] === undefined ? undefined : parsePercent(args['fail-under'], '--fail-under', { min: 0, max: 100 });
       if (args['max-growth'] !== undefined || args.method.length > 0) throw new UsageError('--accuracy compares distributions: --max-growth and --method do not apply');
       const format = args.format ?? formatFromOutput(args.output) ?? 'text';
       if (format === 'html') throw new UsageError('--accuracy writes text or json');
-      const rows = accuracyOf(readDocument(args.a), readDocument(args.b));
-      writeOutput(args.output, renderAccuracy(args.a, args.b, rows, parseCount(args.top, '--top', 1), format === 'json' ? 'json' : 'text'));
+      const cutoff = args.cutoff === undefined ? undefined : parsePercent(args.cutoff, '--cutoff', { min: 0, max: 100 });
+      if (cutoff === 0) throw new UsageError('--cutoff 0 keeps nothing to compare: give a percentage above 0');
+      const rows = accuracyOf(readDocument(args.a), readDocument(args.b), { cutoff: cutoff === undefined ? undefined : cutoff / 100 });
+      writeOutput(args.output, renderAccuracy(args.a, args.b, rows, parseCount(args.top, '--top', 1), format === 'json' ? 'json' : 'text', cutoff));
       const failed = failUnder === undefined ? [] : rows.filter((r) => r.overlap * 100 < failUnder);
       if (failed.length > 0) {
-        process.stdout.write(`Verdict: FAIL: ${failed.map((r) => `${r.kind} ${formatPct(r.overlap, 2)}`).join(', ')} under ${failUnder}% (--fail-under)\n`);
+        process.stdout.write(`Verdict: FAIL: ${failed.map((r) => `${kindLabel(r)} ${r.unit} ${formatPct(r.overlap, 2)}`).join(', ')} under ${failUnder}% (--fail-under)\n`);
         process.exitCode = 1;
       }
       return;
     }
+    if (args.cutoff !== undefined) throw new UsageError('--cutoff applies to --accuracy');
     const opts: DiffOptions = {
       failUnder: args['fail-under'] === undefined ? undefined : parsePercent(args['fail-under'], '--fail-under', { min: 0, max: 100 }),
       maxGrowth: args['max-growth'] === undefined ? undefined : parsePercent(args['max-growth'], '--max-growth', { min: -100 }),

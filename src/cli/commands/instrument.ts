@@ -9,8 +9,10 @@ import { progressBar } from '../progress.js';
 import { CLASSPATH_HELP, classpathElements } from '../classpath.js';
 import { javaName } from '../../classfile/names.js';
 import { KINDS, parseKinds } from '../../kinds/index.js';
-import { LAYOUTS, type LayoutName } from '../../framework/layout/context.js';
+import type { ProfileKind } from '../../kinds/kind.js';
+import { LAYOUTS, layoutFor, type LayoutName } from '../../framework/layout/context.js';
 import type { Trigger } from '../../framework/probes.js';
+import { BURST_TRIGGERS, DEFAULT_BURST_TRIGGER } from '../../framework/burst.js';
 import type { InstrumentMode } from '../../instrument/rewrite.js';
 
 interface InstrumentArgs {
@@ -27,27 +29,56 @@ interface InstrumentArgs {
   counter: 'field' | 'local';
   'jit-limit': 'fit' | 'ignore';
   cache: boolean;
+  'call-lines': boolean;
   'skip-broken': boolean;
   quiet: boolean;
   'report-json'?: string;
   profile: string[];
-  layout: LayoutName;
-  trigger: Trigger;
+  layout?: LayoutName;
+  trigger: Trigger | 'burst';
 }
 
 /** `--profile`: komorium alone, or kinds built on the framework (which cannot be mixed with komorium in one jar). */
-export function instrumentMode(args: Pick<InstrumentArgs, 'profile' | 'layout' | 'trigger' | 'checks' | 'max-path' | 'leaf-opt' | 'callbacks' | 'counter'> & Partial<Pick<InstrumentArgs, 'jit-limit'>>): InstrumentMode {
+export function instrumentMode(
+  args: Pick<InstrumentArgs, 'profile' | 'layout' | 'trigger' | 'checks' | 'max-path' | 'leaf-opt' | 'callbacks' | 'counter'> & Partial<Pick<InstrumentArgs, 'jit-limit' | 'call-lines'>>,
+): InstrumentMode {
   const names = args.profile.flatMap((p) => p.split(',')).map((p) => p.trim()).filter((p) => p !== '');
   if (names.length === 0 || (names.length === 1 && names[0] === 'komorium')) {
     return {
       profile: 'komorium',
-      options: { checks: args.checks, maxPath: args['max-path'], leafOpt: args['leaf-opt'], callbacks: args.callbacks, counter: args.counter, jitLimit: args['jit-limit'] ?? 'fit' },
+      options: {
+        checks: args.checks,
+        maxPath: args['max-path'],
+        leafOpt: args['leaf-opt'],
+        callbacks: args.callbacks,
+        counter: args.counter,
+        callLines: args['call-lines'] === true,
+        jitLimit: args['jit-limit'] ?? 'ignore',
+      },
     };
   }
   if (names.includes('komorium')) {
     throw new UsageError(`--profile: komorium rewrites every method's calling convention and cannot be combined with ${names.filter((n) => n !== 'komorium').join(', ')} in one jar; instrument twice`);
   }
-  return { profile: 'framework', kinds: parseKinds(names).map((k) => k.name), layout: args.layout, trigger: args.trigger };
+  const kinds = parseKinds(names);
+  const trigger = args.trigger === 'burst' ? DEFAULT_BURST_TRIGGER : args.trigger;
+  return { profile: 'framework', kinds: kinds.map((k) => k.name), layout: layoutFor(kinds, frameworkLayout(kinds, args.layout)), trigger };
+}
+
+/**
+ * `--layout`, or the layout the kinds need: a kind that samples in its own runtime logic runs
+ * exhaustive (ProfileKind.layouts here; a kind with its own trigger, KindProbes.sampling 'own',
+ * through layoutFor).
+ */
+function frameworkLayout(kinds: readonly ProfileKind[], asked: LayoutName | undefined): LayoutName {
+  const constrained = kinds.filter((k) => k.layouts !== undefined);
+  const layout = asked ?? constrained[0]?.layouts![0] ?? 'full-dup';
+  for (const k of constrained) {
+    if (!k.layouts!.includes(layout)) {
+      throw new UsageError(`--layout ${layout}: ${k.name} samples in its own runtime logic and needs a probe at every event, so it runs only with --layout ${k.layouts!.join(' or ')}`);
+    }
+  }
+  return layout;
 }
 
 export function defaultOutput(input: string): string {
@@ -197,7 +228,7 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
       })
       .option('jit-limit', {
         choices: ['fit', 'ignore'] as const,
-        default: 'fit' as const,
+        default: 'ignore' as const,
         describe:
           "fit: a method under HotSpot's 8000-byte HugeMethodLimit stays under it (compact counting, else left as it was), so plain java JIT-compiles it; ignore: instrument inline anyway (for java -XX:-DontCompileHugeMethods)",
       })
@@ -207,6 +238,11 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
         describe:
           'reuse the outputs of an earlier run with the same inputs, options, --classpath, JDK and komorium-ts build, from $XDG_CACHE_HOME/komorium-ts/instrument (default ~/.cache/komorium-ts/instrument); --no-cache (or KOMORIUM_TS_CACHE=0) rewrites',
       })
+      .option('call-lines', {
+        type: 'boolean',
+        default: false,
+        describe: 'call paths show the line of each call, as a stack trace does (a store per call in methods that call from several lines)',
+      })
       .option('profile', {
         type: 'string',
         array: true,
@@ -215,13 +251,16 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
       })
       .option('layout', {
         choices: LAYOUTS,
-        default: 'full-dup' as LayoutName,
-        describe: 'for the framework kinds: full-dup, partial-dup, no-dup (seed 000), or exhaustive (every event: the perfect profile)',
+        describe:
+          'for the framework kinds: full-dup, partial-dup, no-dup (seed 000), or exhaustive (every event: the perfect profile) ' +
+          '[default: full-dup, exhaustive for subpaths]; kinds with their own trigger (cbs) are always exhaustive',
       })
       .option('trigger', {
-        choices: ['global', 'thread'] as const,
-        default: 'global' as Trigger,
-        describe: 'for the framework kinds: one sample counter for all threads (seed 000), or one per thread',
+        choices: ['global', 'thread', 'burst', ...BURST_TRIGGERS] as const,
+        default: 'global' as Trigger | 'burst',
+        describe:
+          'for the framework kinds: one sample counter for all threads (seed 000), one per thread, or bursty tracing (seed 001): ' +
+          `burst (= ${DEFAULT_BURST_TRIGGER}), or burst-counter, burst-flag, burst-volatile, burst-indy to choose how a check costs while nothing is sampled`,
       })
       .option('skip-broken', { type: 'boolean', default: false, describe: 'copy classes that do not parse unchanged, with a warning, instead of failing' })
       .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print only warnings' })

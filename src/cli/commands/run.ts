@@ -34,6 +34,7 @@ interface RunArgs {
   exclude: string[];
   checks: 'all' | 'optimized';
   'max-path': number;
+  'call-lines': boolean;
 }
 
 export const runCommand: CommandModule<object, RunArgs> = {
@@ -62,6 +63,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('exclude', { type: 'string', array: true, default: [], describe: 'leave classes matching as they are (as for instrument)' })
       .option('checks', { choices: ['all', 'optimized'] as const, default: 'optimized' as const, describe: 'as for instrument' })
       .option('max-path', { type: 'number', default: 50, describe: 'as for instrument' })
+      .option('call-lines', { type: 'boolean', default: false, describe: 'as for instrument' })
       .example('$0 run app.jar -- input.txt', 'profile app.jar on input.txt; writes app.kprof')
       .example('$0 run app.jar --agent exact -- -v --out x.txt', 'everything after -- goes to the program') as unknown as Argv<RunArgs>,
   handler: async (a) => {
@@ -81,7 +83,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
         include: a.include,
         exclude: a.exclude,
         skipBroken: false,
-        mode: { profile: 'komorium', options: { checks: a.checks, maxPath: a['max-path'], leafOpt: true, callbacks: true, counter: 'field', jitLimit: 'ignore' } },
+        mode: { profile: 'komorium', options: { checks: a.checks, maxPath: a['max-path'], leafOpt: true, callbacks: true, counter: 'field', callLines: a['call-lines'], jitLimit: 'ignore' } },
       });
       const cp = [instrumented, ...classpath].join(delimiter);
       // A profile left by an earlier run must not pass for this run's: the nonce comes back in

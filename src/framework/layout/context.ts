@@ -11,13 +11,30 @@ import { stackEffect } from '../../bytecode/stack-effect.js';
 import { entryFrame, simulateFrames } from '../../analysis/frames.js';
 import type { Cfg } from '../../analysis/cfg.js';
 import { monitorDepths } from '../../analysis/monitors.js';
-import { KomoriumError } from '../../errors.js';
+import { KomoriumError, UsageError } from '../../errors.js';
+import type { KindProbes } from '../events.js';
 import type { MethodProbes } from '../sites.js';
 import type { SiteBase, Trigger } from '../probes.js';
 
 export type LayoutName = 'full-dup' | 'partial-dup' | 'no-dup' | 'exhaustive';
 
 export const LAYOUTS: readonly LayoutName[] = ['full-dup', 'partial-dup', 'no-dup', 'exhaustive'];
+
+/**
+ * The layout `kinds` are instrumented with. A kind with its own trigger (KindProbes.sampling
+ * 'own') records at every event, so its probes go in exhaustively; beside kinds that the framework
+ * samples, that is only possible when those are exhaustive too.
+ */
+export function layoutFor(kinds: readonly KindProbes[], asked: LayoutName): LayoutName {
+  const own = kinds.filter((k) => k.sampling === 'own').map((k) => k.name);
+  if (own.length === 0) return asked;
+  if (own.length === kinds.length || asked === 'exhaustive') return 'exhaustive';
+  const others = kinds.filter((k) => k.sampling !== 'own').map((k) => k.name);
+  throw new UsageError(
+    `--profile: ${own.join(', ')} samples by its own trigger and cannot share the sampled --layout ${asked} with ${others.join(', ')}: ` +
+      `add --layout exhaustive (every event of ${others.join(', ')}), or instrument twice`,
+  );
+}
 
 export interface LayoutContext {
   cf: ClassFile;

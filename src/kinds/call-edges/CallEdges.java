@@ -1,12 +1,5 @@
 package komorium.runtime;
 
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Comparator;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-
 /**
  * The runtime of the {@code call-edges} profile kind (seed 000 §4.2): how often each call site
  * called each method, the callee being the method that actually ran after virtual dispatch.
@@ -41,18 +34,6 @@ public final class CallEdges {
         }
     }
 
-    private static final class Edge {
-        final ProfileFile.SiteKey site;
-        final ProfileFile.MethodKey callee;
-        final long count;
-
-        Edge(ProfileFile.SiteKey site, ProfileFile.MethodKey callee, long count) {
-            this.site = site;
-            this.callee = callee;
-            this.count = count;
-        }
-    }
-
     private static final class Section implements Profiles.Section {
         private String description = "";
 
@@ -68,42 +49,12 @@ public final class CallEdges {
 
         @Override
         public void write(ProfileFile file) {
-            Map<Long, long[]> sum = new HashMap<Long, long[]>();
-            for (Counts.ByPair t : EDGES.all()) {
-                t.sumInto(sum);
-            }
-            // Runtime numbers that name the same site or method (a class loaded twice, a callee
-            // registered once per receiver class) are one edge in the file.
-            Map<List<Object>, long[]> byKey = new HashMap<List<Object>, long[]>();
-            long calls = 0;
-            for (Map.Entry<Long, long[]> e : sum.entrySet()) {
-                long key = e.getKey();
-                List<Object> k = java.util.Arrays.<Object>asList(file.site((int) (key >>> 32)), file.method((int) key));
-                long[] c = byKey.get(k);
-                if (c == null) {
-                    byKey.put(k, new long[] {e.getValue()[0]});
-                } else {
-                    c[0] += e.getValue()[0];
-                }
-                calls += e.getValue()[0];
-            }
-            List<Edge> edges = new ArrayList<Edge>(byKey.size());
-            for (Map.Entry<List<Object>, long[]> e : byKey.entrySet()) {
-                edges.add(new Edge((ProfileFile.SiteKey) e.getKey().get(0), (ProfileFile.MethodKey) e.getKey().get(1), e.getValue()[0]));
-            }
-            // Sorted by key, which is the order of the ids the file gives them.
-            Collections.sort(edges, new Comparator<Edge>() {
-                @Override
-                public int compare(Edge a, Edge b) {
-                    int c = a.site.compareTo(b.site);
-                    return c != 0 ? c : a.callee.compareTo(b.callee);
-                }
-            });
+            EdgeCounts rows = EdgeCounts.of(file, EDGES.all());
             FrameworkSection.start(file, kind());
-            for (Edge e : edges) {
+            for (EdgeCounts.Edge e : rows.edges) {
                 file.record("edge", e.site, e.callee, e.count);
             }
-            description = "call-edges: " + calls + " calls on " + edges.size() + " edges";
+            description = "call-edges: " + rows.calls + " calls on " + rows.edges.size() + " edges";
         }
     }
 }

@@ -2,93 +2,39 @@
  * The call-edges section: `edge<TAB>site<TAB>callee<TAB>count` records, one per call site and
  * method that ran there, after the sampling header (docs/profile-format.md).
  */
-import type { SectionReader, SiteEntry } from '../../profile/document.js';
-import type { MethodEntry } from '../../profile/model.js';
-import type { TableIds } from '../../profile/write.js';
-import { shareOverlap } from '../../profile/share-overlap.js';
 import { HEADER_RECORDS, describeSampling, mergeSamplingHeaders, readSamplingHeader, samplingHeaderLines, type SamplingHeader } from '../../framework/section-header.js';
-import { formatInt, formatPct, methodName, siteName, table } from '../../report/names.js';
-import type { Accuracy, ReportOptions, SectionCodec } from '../kind.js';
+import { formatInt } from '../../report/names.js';
+import { edgeAccuracy, edgeTables, totalCount } from '../call-graph.js';
+import { edgeLines, mergeEdges, readEdges, type CallEdge } from '../edge-records.js';
+import type { SectionCodec } from '../kind.js';
 
-export interface CallEdge {
-  site: SiteEntry;
-  callee: MethodEntry;
-  count: number;
-}
+export type { CallEdge };
 
 export interface CallEdges {
   header: SamplingHeader;
   edges: CallEdge[];
 }
 
-const edgeKey = (e: CallEdge) => `${e.site.key}\u0001${e.callee.key}`;
-
 export const callEdgesSection: SectionCodec<CallEdges> = {
-  read(r: SectionReader): CallEdges {
+  read(r) {
     r.only([...HEADER_RECORDS, 'edge']);
-    const header = readSamplingHeader(r);
-    const seen = new Set<string>();
-    const edges = r.records('edge', 4, 'edge<TAB>site<TAB>callee method<TAB>count').map((rec) => {
-      const e = { site: r.site(rec, 1), callee: r.method(rec, 2), count: r.int(rec, 3, 'count', 1) };
-      if (seen.has(edgeKey(e))) r.fail(`edge ${rec.fields[1]} → ${rec.fields[2]} repeats an earlier edge`, rec.line);
-      seen.add(edgeKey(e));
-      return e;
-    });
-    return { header, edges };
+    return { header: readSamplingHeader(r), edges: readEdges(r, 'edge') };
   },
 
   methods: (s) => s.edges.map((e) => e.callee),
   sites: (s) => s.edges.map((e) => e.site),
+  lines: (s, ids) => [...samplingHeaderLines(s.header), ...edgeLines('edge', s.edges, ids)],
 
-  lines(s: CallEdges, ids: TableIds): string[] {
-    const rows = s.edges.map((e) => [ids.site(e.site), ids.method(e.callee), e.count] as const);
-    rows.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-    return [...samplingHeaderLines(s.header), ...rows.map(([site, callee, count]) => `edge\t${site}\t${callee}\t${count}`)];
+  merge(sections, names) {
+    return { header: mergeSamplingHeaders(sections.map((s) => s.header), names, 'call-edges'), edges: mergeEdges(sections.map((s) => s.edges)) };
   },
 
-  merge(sections: CallEdges[], names: string[]): CallEdges {
-    const header = mergeSamplingHeaders(sections.map((s) => s.header), names, 'call-edges');
-    const sum = new Map<string, CallEdge>();
-    for (const s of sections) {
-      for (const e of s.edges) {
-        const k = edgeKey(e);
-        const known = sum.get(k);
-        if (known) known.count += e.count;
-        else sum.set(k, { ...e });
-      }
-    }
-    return { header, edges: [...sum.values()] };
+  report(s, opts) {
+    const headline =
+      `call-edges: ${formatInt(totalCount(s.edges))} calls ${s.header.layout === 'exhaustive' ? '' : 'sampled '}on ${formatInt(s.edges.length)} edges (${describeSampling(s.header)})`;
+    return [headline, ...edgeTables(s.edges, opts)].join('\n') + '\n';
   },
 
-  report(s: CallEdges, opts: ReportOptions): string {
-    const total = s.edges.reduce((n, e) => n + e.count, 0);
-    const lines = [
-      `call-edges: ${formatInt(total)} calls ${s.header.layout === 'exhaustive' ? '' : 'sampled '}on ${formatInt(s.edges.length)} edges (${describeSampling(s.header)})`,
-    ];
-    const row = (e: CallEdge) => [formatPct(total === 0 ? 0 : e.count / total, 2), formatInt(e.count), siteName(e.site, opts), '→', methodName(e.callee, opts)];
-    const sorted = [...s.edges].sort((a, b) => b.count - a.count || (edgeKey(a) < edgeKey(b) ? -1 : 1));
-    if (opts.method) {
-      const match = opts.method;
-      const callers = sorted.filter((e) => match(e.callee));
-      const callees = sorted.filter((e) => match(e.site.method));
-      lines.push('', `Called from (${callers.length} edges):`, ...table(callers.slice(0, opts.top).map(row), ['r', 'r', 'l', 'l', 'l']));
-      lines.push('', `Calls (${callees.length} edges):`, ...table(callees.slice(0, opts.top).map(row), ['r', 'r', 'l', 'l', 'l']));
-    } else {
-      lines.push('', `Top call edges (caller and call site → method that ran):`, ...table(sorted.slice(0, opts.top).map(row), ['r', 'r', 'l', 'l', 'l']));
-    }
-    return lines.join('\n') + '\n';
-  },
-
-  accuracy(exact: CallEdges, sampled: CallEdges): Accuracy {
-    const byKey = (s: CallEdges) => new Map(s.edges.map((e) => [edgeKey(e), e.count]));
-    const names = new Map<string, string>();
-    for (const e of [...exact.edges, ...sampled.edges]) names.set(edgeKey(e), `${siteName(e.site)} → ${methodName(e.callee)}`);
-    const o = shareOverlap(byKey(exact), byKey(sampled));
-    return {
-      overlap: o.overlap,
-      unit: 'call edges',
-      keys: o.rows.length,
-      worst: o.rows.slice(0, 10).map((r) => ({ name: names.get(r.key)!, exact: r.a, sampled: r.b })),
-    };
-  },
+  accuracy: (exact, sampled, opts) => edgeAccuracy(exact.edges, sampled.edges, opts),
+  callGraph: (s) => s.edges,
 };

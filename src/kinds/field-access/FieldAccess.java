@@ -1,10 +1,5 @@
 package komorium.runtime;
 
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
-import java.util.Map;
-
 /**
  * The runtime of the {@code field-access} profile kind (seed 000 §4.2): how often each field
  * access site (getfield, putfield, getstatic, putstatic) ran. Reads and writes per field are
@@ -45,38 +40,12 @@ public final class FieldAccess {
 
         @Override
         public void write(ProfileFile file) {
-            Counts.LongList sum = new Counts.LongList();
-            for (Counts.BySite t : ACCESSES.all()) {
-                t.sumInto(sum);
-            }
-            // Runtime site numbers that name the same site (a class loaded twice) are one line.
-            Map<ProfileFile.SiteKey, long[]> bySite = new java.util.HashMap<ProfileFile.SiteKey, long[]>();
-            long accesses = 0;
-            for (Map.Entry<Integer, long[]> e : sum.byIndex.entrySet()) {
-                ProfileFile.SiteKey site = file.site(e.getKey());
-                long[] c = bySite.get(site);
-                if (c == null) {
-                    bySite.put(site, new long[] {e.getValue()[0]});
-                } else {
-                    c[0] += e.getValue()[0];
-                }
-                accesses += e.getValue()[0];
-            }
-            List<Object[]> rows = new ArrayList<Object[]>();
-            for (Map.Entry<ProfileFile.SiteKey, long[]> e : bySite.entrySet()) {
-                rows.add(new Object[] {"access", e.getKey(), e.getValue()[0]});
-            }
-            Collections.sort(rows, new java.util.Comparator<Object[]>() {
-                @Override
-                public int compare(Object[] a, Object[] b) {
-                    return ((ProfileFile.SiteKey) a[1]).compareTo((ProfileFile.SiteKey) b[1]);
-                }
-            });
+            SiteCounts rows = SiteCounts.of(file, ACCESSES.all());
             FrameworkSection.start(file, kind());
-            for (Object[] r : rows) {
-                file.record(r);
+            for (int i = 0; i < rows.sites.size(); i++) {
+                file.record("access", rows.sites.get(i), rows.counts.get(i));
             }
-            description = "field-access: " + accesses + " accesses at " + rows.size() + " sites";
+            description = "field-access: " + rows.total + " accesses at " + rows.sites.size() + " sites";
         }
     }
 }

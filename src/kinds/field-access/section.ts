@@ -4,17 +4,15 @@
  * from the sites: a site names its field's declaring class, name and type.
  */
 import type { SectionReader, SiteEntry } from '../../profile/document.js';
+import { mergeSiteCounts, readSiteCounts, siteCountLines, type SiteCount } from '../site-counts.js';
 import type { TableIds } from '../../profile/write.js';
 import { shareOverlap } from '../../profile/share-overlap.js';
 import { javaName } from '../../classfile/names.js';
 import { HEADER_RECORDS, describeSampling, mergeSamplingHeaders, readSamplingHeader, samplingHeaderLines, type SamplingHeader } from '../../framework/section-header.js';
 import { formatInt, formatPct, siteName, table } from '../../report/names.js';
-import type { Accuracy, ReportOptions, SectionCodec } from '../kind.js';
+import type { Accuracy, AccuracyOptions, ReportOptions, SectionCodec } from '../kind.js';
 
-export interface FieldSiteCount {
-  site: SiteEntry;
-  count: number;
-}
+export type FieldSiteCount = SiteCount;
 
 export interface FieldAccesses {
   header: SamplingHeader;
@@ -29,36 +27,16 @@ const isWrite = (s: SiteEntry) => s.what === 'putfield' || s.what === 'putstatic
 export const fieldAccessSection: SectionCodec<FieldAccesses> = {
   read(r: SectionReader): FieldAccesses {
     r.only([...HEADER_RECORDS, 'access']);
-    const header = readSamplingHeader(r);
-    const seen = new Set<string>();
-    const accesses = r.records('access', 3, 'access<TAB>site<TAB>count').map((rec) => {
-      const a = { site: r.site(rec, 1), count: r.int(rec, 2, 'count', 1) };
-      if (seen.has(a.site.key)) r.fail(`site ${rec.fields[1]} repeats an earlier access line`, rec.line);
-      seen.add(a.site.key);
-      return a;
-    });
-    return { header, accesses };
+    return { header: readSamplingHeader(r), accesses: readSiteCounts(r, 'access') };
   },
 
   methods: () => [],
   sites: (s) => s.accesses.map((a) => a.site),
 
-  lines(s: FieldAccesses, ids: TableIds): string[] {
-    const rows = s.accesses.map((a) => [ids.site(a.site), a.count] as const).sort((a, b) => a[0] - b[0]);
-    return [...samplingHeaderLines(s.header), ...rows.map(([site, count]) => `access\t${site}\t${count}`)];
-  },
+  lines: (s: FieldAccesses, ids: TableIds) => [...samplingHeaderLines(s.header), ...siteCountLines('access', s.accesses, ids)],
 
   merge(sections: FieldAccesses[], names: string[]): FieldAccesses {
-    const header = mergeSamplingHeaders(sections.map((s) => s.header), names, 'field-access');
-    const sum = new Map<string, FieldSiteCount>();
-    for (const s of sections) {
-      for (const a of s.accesses) {
-        const known = sum.get(a.site.key);
-        if (known) known.count += a.count;
-        else sum.set(a.site.key, { ...a });
-      }
-    }
-    return { header, accesses: [...sum.values()] };
+    return { header: mergeSamplingHeaders(sections.map((s) => s.header), names, 'field-access'), accesses: mergeSiteCounts(sections.map((s) => s.accesses)) };
   },
 
   report(s: FieldAccesses, opts: ReportOptions): string {
@@ -91,7 +69,7 @@ export const fieldAccessSection: SectionCodec<FieldAccesses> = {
     return lines.join('\n') + '\n';
   },
 
-  accuracy(exact: FieldAccesses, sampled: FieldAccesses): Accuracy {
+  accuracy(exact: FieldAccesses, sampled: FieldAccesses, opts: AccuracyOptions = {}): Accuracy {
     const byField = (s: FieldAccesses) => {
       const m = new Map<string, number>();
       for (const a of s.accesses) m.set(fieldKey(a.site), (m.get(fieldKey(a.site)) ?? 0) + a.count);
@@ -99,7 +77,7 @@ export const fieldAccessSection: SectionCodec<FieldAccesses> = {
     };
     const names = new Map<string, string>();
     for (const a of [...exact.accesses, ...sampled.accesses]) names.set(fieldKey(a.site), fieldName(a.site));
-    const o = shareOverlap(byField(exact), byField(sampled));
+    const o = shareOverlap(byField(exact), byField(sampled), opts.cutoff);
     return { overlap: o.overlap, unit: 'fields', keys: o.rows.length, worst: o.rows.slice(0, 10).map((r) => ({ name: names.get(r.key)!, exact: r.a, sampled: r.b })) };
   },
 };

@@ -10,7 +10,8 @@ import { ACC, type MemberInfo, type RawAttribute } from '../../classfile/model.j
 import { readCode } from '../../bytecode/code-reader.js';
 import { writeCode } from '../../bytecode/code-writer.js';
 import type { MethodCode } from '../../bytecode/ir.js';
-import { OP } from '../../bytecode/opcodes.js';
+import { OP, isInvoke } from '../../bytecode/opcodes.js';
+import { firstLine, lineOfEachInsn } from '../../framework/sites.js';
 import { encoderFrames, simulateFrames } from '../../analysis/frames.js';
 import { ClassFormatError, KomoriumError, MethodTooLargeError } from '../../errors.js';
 import { RT } from './runtime-names.js';
@@ -37,9 +38,13 @@ export interface InstrumentOptions {
    * 'fit': a method HotSpot compiles (at most HugeMethodLimit bytes) stays compilable: it gets the
    * compact form (BodyOptions.compact) where the inline form would outgrow the limit, and is left
    * as it was where even that would. 'ignore': always the inline form (for a JVM run with
-   * -XX:-DontCompileHugeMethods, as `komorium-ts run` does). Default 'fit'.
+   * -XX:-DontCompileHugeMethods, as `komorium-ts run` does). Default 'ignore': 'fit' drops
+   * the methods even the compact form cannot fit (Rhino's Interpreter.interpretLoop, 41% of its
+   * profile), so it is opt-in.
    */
   jitLimit?: 'fit' | 'ignore';
+  /** See BodyOptions.callLines. */
+  callLines?: boolean;
 }
 
 export interface LeftAsIs {
@@ -126,13 +131,11 @@ function sourceFileOf(cf: ClassFile): string | null {
   }
 }
 
-function firstLine(code: MethodCode): number {
-  let min = -1;
-  for (const slot of code.attributes) {
-    if (slot.kind !== 'LineNumberTable') continue;
-    for (const e of slot.entries) if (min < 0 || e.line < min) min = e.line;
-  }
-  return min;
+/** The distinct source lines of a method's invoke instructions, ascending. */
+function callLinesOf(code: MethodCode): number[] {
+  const lines = new Set<number>();
+  for (const [insn, line] of lineOfEachInsn(code)) if (line >= 0 && isInvoke(insn.op)) lines.add(line);
+  return [...lines].sort((a, b) => a - b);
 }
 
 function codeAttribute(m: MemberInfo): RawAttribute | undefined {
@@ -200,6 +203,9 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
     const mid = { owner: midOwner, name: RT.MID_FIELD_PREFIX + midIndex };
     const mode = kind === 'body' ? 'extended' : 'in-place';
     const ext = kind === 'body' ? extendedMember(cf, m) : m;
+    // instrument --call-lines: one more identifier per line the method calls from, after its own.
+    const callLines = options.callLines ? callLinesOf(readCode(cf, m, attr)) : [];
+    const callLineMids = new Map(callLines.map((l, j) => [l, { owner: midOwner, name: RT.MID_FIELD_PREFIX + (midIndex + 1 + j) }]));
     const rewrite = (maxPath: number, compact = false) => {
       const code = readCode(cf, m, attr);
       const line = firstLine(code);
@@ -213,6 +219,7 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
         compact,
         mid,
         dispatchCheck: checked,
+        callLines: callLineMids,
       });
       // For <clinit> only a trial: the identifiers' initialisation goes in front of it at the end.
       return { code, line, stats, encoded: writeCode(cf, ext, code, { frameAt: encoderFrames(cf, ext, code) }) };
@@ -230,7 +237,7 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
         report.withoutMaxPath.push(`${m.name}${m.desc}`);
       }
       const jitted = m.name !== '<clinit>' && codeLength(attr) <= HUGE_METHOD_LIMIT;
-      if (jitted && options.jitLimit !== 'ignore' && codeLength(r.encoded) > HUGE_METHOD_LIMIT) {
+      if (jitted && options.jitLimit === 'fit' && codeLength(r.encoded) > HUGE_METHOD_LIMIT) {
         // HotSpot would never compile it: the compact form keeps it under the limit where it can,
         // else the original code stays, compiled but not counted (its callees keep its context).
         const inline = codeLength(r.encoded);
@@ -260,6 +267,7 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
         }
       }
       mids.push({ field: mid.name, name: m.name, desc: m.desc, line });
+      for (const [callLine, f] of callLineMids) mids.push({ field: f.name, name: m.name, desc: m.desc, line, callLine });
       addStats(stats);
     } catch (e) {
       // Broken input is the user's to know about (the run fails, or --skip-broken copies the class).

@@ -191,6 +191,8 @@ export interface MidEntry {
   name: string;
   desc: string;
   line: number;
+  /** The line a frame holding this identifier calls from (instrument --call-lines); absent for the method's own. */
+  callLine?: number;
 }
 
 /** Largest packed string per ldc: a CONSTANT_Utf8 holds at most 65,535 bytes. */
@@ -210,7 +212,8 @@ export function midInitCode(cf: ClassFile, owner: string, javaName: string, sour
     let end = start;
     let packed = '';
     while (end < mids.length) {
-      const line = `${mids[end].name}\t${mids[end].desc}\t${mids[end].line}\n`;
+      const e = mids[end];
+      const line = `${e.name}\t${e.desc}\t${e.line}${e.callLine === undefined ? '' : `\t${e.callLine}`}\n`;
       if (size + line.length * 3 > CHUNK && end > start) break;
       packed += line;
       size += line.length * 3;

@@ -53,6 +53,7 @@ export function instrumentBody(
     if (isLabel(n)) {
       b.out.push(n);
       counter.atLabel(n);
+      calls.atLabel();
       continue;
     }
     counter.beforeInsn(i);

@@ -51,6 +51,15 @@ import java.util.Properties;
  *   bytecodes count. Each thread keeps its index (and so its random seed) whatever the filter,
  *   so when the threads' work and start order are deterministic, {@code komorium-ts merge} of the
  *   N profiles {@code 0/N} … {@code N-1/N} is the profile of the whole run.</td></tr>
+ * <tr><td>{@code komorium.start}</td><td>{@code true}</td><td>{@code false} starts with recording
+ *   stopped: nothing is recorded until {@link Control#start} (from the program, or through JMX), so that
+ *   start-up or warm-up can be left out.</td></tr>
+ * <tr><td>{@code komorium.jmx}</td><td>{@code false}</td><td>{@code true} registers the MBean
+ *   {@code komorium:type=Profiler} (start, stop, reset, dump) in the platform MBean server when the
+ *   runtime starts, for jconsole, VisualVM or any JMX client.</td></tr>
+ * <tr><td>{@code komorium.tests}</td><td>(none)</td><td>A folder: the JUnit Platform listener in the runtime
+ *   writes one profile per test there ({@link PerTestListener}), and the agent
+ *   defaults to {@code exact}.</td></tr>
  * <tr><td>{@code komorium.quiet}</td><td>{@code false}</td><td>{@code true} (or empty) suppresses
  *   the informational lines the runtime prints on standard error: the line at exit, and the
  *   warning that {@code komorium.maxContexts} was reached (the profile's {@code truncated} count
@@ -58,7 +67,12 @@ import java.util.Properties;
  * </table>
  */
 public final class Config {
-    private static final String AGENT = string("komorium.agent", "sampling");
+    /** A duration as strictDuration reads it; first, so that any property may be read as one. */
+    private static final java.util.regex.Pattern DURATION = java.util.regex.Pattern.compile("([0-9]+(?:\\.[0-9]+)?)\\s*(ns|us|ms|s)?");
+    /** {@code komorium.tests}: a folder for per-test profiles, or null. */
+    private static final String TESTS = testsFolder();
+    // Per-test counts are exact bytecode counts unless an agent is named.
+    private static final String AGENT = string("komorium.agent", TESTS != null ? "exact" : "sampling");
     private static final int GRANULARITY = integer("komorium.granularity", 10000, 1);
     /**
      * Randomized by default: a constant granularity can fall into step with a loop (BENCHMARKS.md:
@@ -74,6 +88,9 @@ public final class Config {
     /** {@code komorium.threads} as {K, N}: the threads whose index is K modulo N; {0, 1} for all. */
     private static final int[] THREADS = threads("komorium.threads");
     private static final String OUT = outPath(string("komorium.out", "komorium.kprof"));
+    private static final boolean OUT_GIVEN = raw("komorium.out") != null && !raw("komorium.out").trim().isEmpty();
+    private static final boolean START = !"false".equalsIgnoreCase(string("komorium.start", "true"));
+    private static final boolean JMX = bool("komorium.jmx");
 
     private Config() {
     }
@@ -101,6 +118,31 @@ public final class Config {
     /** {@code komorium.out} as an absolute path, {@code %p} replaced by the process id. */
     public static String out() {
         return OUT;
+    }
+
+    /** Whether {@code komorium.out} was given (not the default). */
+    static boolean outGiven() {
+        return OUT_GIVEN;
+    }
+
+    /** {@code komorium.start}: whether the agent records from the start. */
+    static boolean startRecording() {
+        return START;
+    }
+
+    /** {@code komorium.jmx}. */
+    static boolean jmx() {
+        return JMX;
+    }
+
+    /** {@code komorium.tests} as an absolute path, or null. */
+    public static String testsDir() {
+        return TESTS;
+    }
+
+    private static String testsFolder() {
+        String v = raw("komorium.tests");
+        return v == null || v.trim().isEmpty() ? null : new File(v.trim()).getAbsolutePath();
     }
 
     /** {@code komorium.stackSize}, at least 2. */
@@ -245,6 +287,11 @@ public final class Config {
      * line naming the property (exit status 2).
      */
     static int strictInteger(String name, int dflt, int min) {
+        return strictInteger(name, dflt, min, "an integer >= " + min);
+    }
+
+    /** {@link #strictInteger(String, int, int)} with the words that say what is expected. */
+    static int strictInteger(String name, int dflt, int min, String expected) {
         String v = raw(name);
         if (v == null || v.trim().isEmpty()) {
             return dflt;
@@ -257,17 +304,112 @@ public final class Config {
         } catch (NumberFormatException e) {
             // reported below
         }
-        Report.error("komorium: -D" + name + "=" + v + " is not valid (expected an integer >= " + min
+        return refuse(name, v, expected, dflt);
+    }
+
+    /**
+     * A duration property of the framework kinds, strict like {@link #strictInteger}: a positive
+     * number with a unit, {@code ns}, {@code us}, {@code ms} or {@code s} ({@code 10ms},
+     * {@code 0.5s}), a bare number being milliseconds. Returns nanoseconds, between
+     * {@code minNanos} and one hour.
+     */
+    static long strictDuration(String name, long dfltNanos, long minNanos) {
+        String v = raw(name);
+        if (v == null || v.trim().isEmpty()) {
+            return dfltNanos;
+        }
+        java.util.regex.Matcher m = DURATION.matcher(v.trim().toLowerCase(java.util.Locale.ROOT));
+        if (m.matches()) {
+            String unit = m.group(2) == null ? "ms" : m.group(2);
+            long scale = unit.equals("ns") ? 1L : unit.equals("us") ? 1000L : unit.equals("ms") ? 1000000L : 1000000000L;
+            double nanos = Double.parseDouble(m.group(1)) * scale;
+            if (nanos >= minNanos && nanos <= 3600e9) {
+                return (long) nanos;
+            }
+        }
+        return refuse(name, v, "a duration from " + minNanos / 1000 + "us to 3600s, such as 10ms, 500us or 1s", dfltNanos);
+    }
+
+    /** A property of the framework kinds that names one of {@code choices} (case-insensitive), strict like {@link #strictInteger}. */
+    static String strictChoice(String name, String dflt, String... choices) {
+        String v = raw(name);
+        if (v == null || v.trim().isEmpty()) {
+            return dflt;
+        }
+        for (String c : choices) {
+            if (c.equalsIgnoreCase(v.trim())) {
+                return c;
+            }
+        }
+        StringBuilder expected = new StringBuilder();
+        for (int i = 0; i < choices.length; i++) {
+            expected.append(i == 0 ? "" : i == choices.length - 1 ? " or " : ", ").append(choices[i]);
+        }
+        return refuse(name, v, expected.toString(), dflt);
+    }
+
+    /**
+     * A grid of two lists of integers >= 1, {@code 1,3,7x1,16} (strides, then samples), strict like
+     * {@link #strictInteger}; null when the property is not set.
+     */
+    static int[][] strictGrid(String name) {
+        String v = raw(name);
+        if (v == null || v.trim().isEmpty()) {
+            return null;
+        }
+        String[] halves = v.trim().split("x", -1);
+        if (halves.length == 2) {
+            try {
+                int[][] out = {ints(halves[0]), ints(halves[1])};
+                if (out[0].length > 0 && out[1].length > 0) {
+                    return out;
+                }
+            } catch (NumberFormatException e) {
+                // reported below
+            }
+        }
+        return refuse(name, v, "two comma-separated lists of integers >= 1 joined by x, such as 1,3,7x1,16", null);
+    }
+
+    private static int[] ints(String list) {
+        String[] parts = list.split(",", -1);
+        int[] out = new int[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            out[i] = Integer.parseInt(parts[i].trim());
+            if (out[i] < 1) {
+                throw new NumberFormatException(parts[i]);
+            }
+        }
+        return out;
+    }
+
+    /** {@link #refuse(String, String, String)}, typed for the reader that calls it (it never returns). */
+    private static <T> T refuse(String name, String value, String expected, T dflt) {
+        refuse(name, value, expected);
+        return dflt;
+    }
+
+    /** The raw value of a property of a framework kind, or null when unset or blank. */
+    static String strictRaw(String name) {
+        String v = raw(name);
+        return v == null || v.trim().isEmpty() ? null : v.trim();
+    }
+
+    /**
+     * Stops the JVM (exit status 2) with one line naming a framework kind's property and what it
+     * expects: the program does not run with a setting the user did not ask for.
+     */
+    static void refuse(String name, String value, String expected) {
+        Report.error("komorium: -D" + name + "=" + value + " is not valid (expected " + expected
                 + "); the program was not started");
         Runtime.getRuntime().halt(2);
-        return dflt;
     }
 
     private static void invalid(String name, String value, String expected, String dflt) {
         Report.error("komorium: ignoring -D" + name + "=" + value + " (expected " + expected + "); using " + dflt);
     }
 
-    private static String outPath(String out) {
+    static String outPath(String out) {
         String path = out.replace("%p", String.valueOf(pid()));
         // Resolved now: the working directory of a JVM cannot change, but relative paths would be
         // resolved again by every File operation; one absolute path is simpler to report.

@@ -29,13 +29,16 @@ public final class ExactAgent extends TreeAgent {
     }
 
     @Override
-    public int processSample(int[] stack, int sp, int bytecodes) {
+    int sample(int[] stack, int sp, int bytecodes, int lineDelta, TC tc) {
+        if (!recording) {
+            return 1;
+        }
         long b = Integer.toUnsignedLong(bytecodes);
         sp = clamp(stack, sp);
         synchronized (this) {
             if (sp > 0) {
                 InvocationNode n = context(stack, sp);
-                n.counter += b;
+                n.add(b, threadNumber(tc), line(n, lineDelta));
                 if (n.truncated) {
                     truncatedSamples++;
                 }

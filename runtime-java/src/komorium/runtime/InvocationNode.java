@@ -19,6 +19,8 @@ final class InvocationNode {
     final boolean truncated;
     /** Samples (or bytecodes) whose stack ended exactly in this context. */
     long counter;
+    /** {@link #counter} by thread and line; null until the first sample. */
+    SelfCounts self;
 
     /** Callee identifiers plus one: 0 marks a free slot. */
     private int[] keys;
@@ -39,6 +41,16 @@ final class InvocationNode {
         this.parent = parent;
         this.index = index;
         this.truncated = parent.truncated || mid == MID.TRUNCATED;
+    }
+
+    /** Adds {@code count} to this context, from thread number {@code thread} in the block at {@code line}. */
+    void add(long count, int thread, int line) {
+        counter += count;
+        if (self == null) {
+            self = new SelfCounts(thread, line, count);
+        } else {
+            self.add(thread, line, count);
+        }
     }
 
     /** Weyl hashing of consecutive identifiers spreads them over any power-of-two table. */

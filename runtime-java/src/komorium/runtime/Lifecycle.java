@@ -26,6 +26,13 @@ final class Lifecycle {
         if (agent instanceof TreeAgent) {
             ((TreeAgent) agent).inRunProfile = true;
             Profiles.register(new TreeSection((TreeAgent) agent));
+            if (Config.testsDir() != null && !Config.outGiven()) {
+                // Per-test profiles hold the run; what runs between tests is not a test's.
+                Profiles.skipFinalWrite();
+            }
+            if (Config.jmx()) {
+                Jmx.register();
+            }
         }
         Profiles.beforeWrite(new Runnable() {
             @Override
@@ -78,6 +85,13 @@ final class Lifecycle {
             // The runtime may live in a child loader (e.g. inside an application server's webapp).
             return Class.forName(name, true, Lifecycle.class.getClassLoader());
         }
+    }
+
+    /** The built-in agent of this run, or null ({@code none}, an agent of your own); starts the runtime if needed. */
+    static TreeAgent treeAgent() {
+        TC.activeProfiler(); // initializes TC, which starts the agent
+        SamplingProfiler a = installed;
+        return a instanceof TreeAgent ? (TreeAgent) a : null;
     }
 
     /** Runs once, on the shutdown hook: gives the agent the pending bytecodes (§7.2). */

@@ -53,13 +53,15 @@ public final class MID {
     private final String descriptor;
     private final String sourceFile;
     private final int firstLine;
+    private final int callLine;
 
-    private MID(String className, String methodName, String descriptor, String sourceFile, int firstLine) {
+    private MID(String className, String methodName, String descriptor, String sourceFile, int firstLine, int callLine) {
         this.className = className == null ? "" : className;
         this.methodName = methodName == null ? "" : methodName;
         this.descriptor = descriptor == null ? "" : descriptor;
         this.sourceFile = sourceFile;
         this.firstLine = firstLine;
+        this.callLine = callLine;
     }
 
     /**
@@ -72,6 +74,11 @@ public final class MID {
      * @param firstLine  the method's first line number, or {@code -1}
      */
     public static int register(String className, String methodName, String descriptor, String sourceFile, int firstLine) {
+        return register(className, methodName, descriptor, sourceFile, firstLine, -1);
+    }
+
+    private static int register(String className, String methodName, String descriptor, String sourceFile, int firstLine,
+            int callLine) {
         synchronized (LOCK) {
             MID[] t = table;
             int id = count;
@@ -83,7 +90,7 @@ public final class MID {
                 System.arraycopy(t, 0, bigger, 0, id);
                 t = bigger;
             }
-            t[id] = new MID(className, methodName, descriptor, sourceFile, firstLine);
+            t[id] = new MID(className, methodName, descriptor, sourceFile, firstLine, callLine);
             count = id + 1;
             table = t;
             return id;
@@ -97,7 +104,9 @@ public final class MID {
      *
      * @param className binary name as {@code Class.getName()} returns it
      * @param sourceFile the class's SourceFile attribute, or {@code null}
-     * @param packed one line per method: {@code name TAB descriptor TAB firstLine NEWLINE}
+     * @param packed one line per method: {@code name TAB descriptor TAB firstLine NEWLINE}; a line
+     *        {@code name TAB descriptor TAB firstLine TAB callLine NEWLINE} registers the identifier a
+     *        frame of that method holds while it calls from {@code callLine} (see {@link #getCallLine})
      * @return the identifier of the first method; the others follow in the order of the lines
      */
     public static int forClass(String className, String sourceFile, String packed) {
@@ -107,8 +116,11 @@ public final class MID {
                 int tab1 = packed.indexOf('\t', start);
                 int tab2 = packed.indexOf('\t', tab1 + 1);
                 int end = packed.indexOf('\n', tab2 + 1);
-                int id = register(className, packed.substring(start, tab1), packed.substring(tab1 + 1, tab2),
-                        sourceFile, Integer.parseInt(packed.substring(tab2 + 1, end)));
+                int tab3 = packed.indexOf('\t', tab2 + 1);
+                boolean call = tab3 >= 0 && tab3 < end;
+                int id = register(className, packed.substring(start, tab1), packed.substring(tab1 + 1, tab2), sourceFile,
+                        Integer.parseInt(packed.substring(tab2 + 1, call ? tab3 : end)),
+                        call ? Integer.parseInt(packed.substring(tab3 + 1, end)) : -1);
                 if (first < 0) {
                     first = id;
                 }
@@ -154,6 +166,17 @@ public final class MID {
     /** The first line number of the method, or {@code -1} when unknown. */
     public int getFirstLine() {
         return firstLine;
+    }
+
+    /**
+     * The source line this frame calls from, or {@code -1}. A class instrumented with
+     * {@code instrument --call-lines} registers, beside each method's identifier, one per line the
+     * method calls from, and a frame holds the one of its current call while the call runs, so that
+     * a stack of identifiers reads like a stack trace. Such identifiers name the same method: fold
+     * them by {@link #toString()} when counting per method.
+     */
+    public int getCallLine() {
+        return callLine;
     }
 
     /** {@code com.foo.Bar.baz(I)V}. */

@@ -32,6 +32,8 @@ final class ProfileFile {
     private final Map<Integer, MethodKey> byMid = new HashMap<Integer, MethodKey>();
     private final Map<SiteKey, SiteKey> sites = new HashMap<SiteKey, SiteKey>();
     private final Map<Integer, SiteKey> bySite = new HashMap<Integer, SiteKey>();
+    /** Headers after the standard ones (a per-test profile's test name), in order. */
+    private final List<String[]> headers = new ArrayList<String[]>();
     /** Section and data records in order; a field is a String, a Number, a MethodKey or a SiteKey. */
     private final List<Object[]> records = new ArrayList<Object[]>();
 
@@ -194,6 +196,11 @@ final class ProfileFile {
         return k;
     }
 
+    /** Adds a header line; headers describe the run and are never compared. */
+    void header(String key, String value) {
+        headers.add(new String[] {key, value});
+    }
+
     /** Starts the section of profile kind {@code kind}. */
     void section(String kind) {
         records.add(new Object[] {"section", kind});
@@ -248,6 +255,9 @@ final class ProfileFile {
         header(sb, "date", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
         header(sb, "options", Config.options());
         header(sb, "pid", String.valueOf(Config.pid()));
+        for (String[] h : headers) {
+            header(sb, h[0], h[1]);
+        }
         for (MethodKey m : methodList) {
             sb.append("method\t").append(m.id).append('\t');
             escape(sb, m.className).append('\t');
@@ -354,10 +364,22 @@ final class ProfileFile {
 
     /**
      * Writes atomically: readers see the old file or the complete new one, never a partial file,
-     * even if the JVM is halted in the middle (a racing {@code Runtime.halt}).
+     * even if the JVM is halted in the middle (a racing {@code Runtime.halt}). A target that is not
+     * a regular file (a device, a pipe) is written to directly.
      */
     void write(File target) throws IOException {
         byte[] bytes = render();
+        if (target.exists() && !target.isFile() && !target.isDirectory()) {
+            // A device or a pipe (-Dkomorium.out=/dev/null, /dev/stdout, a FIFO): written to, never
+            // renamed over, which would replace /dev/null itself with a regular file.
+            OutputStream os = new FileOutputStream(target);
+            try {
+                os.write(bytes);
+            } finally {
+                os.close();
+            }
+            return;
+        }
         File dir = target.getAbsoluteFile().getParentFile();
         if (dir != null && !dir.isDirectory()) {
             Files.createDirectories(dir.toPath());

@@ -54,6 +54,7 @@ final class Profiles {
             return;
         }
         hooked = true;
+        Dumps.start();
         try {
             Thread hook = new Thread(new Runnable() {
                 @Override
@@ -76,20 +77,62 @@ final class Profiles {
         if (!WRITTEN.compareAndSet(false, true)) {
             return;
         }
-        List<Section> sections;
         List<Runnable> tasks;
         synchronized (SECTIONS) {
-            sections = new ArrayList<Section>(SECTIONS);
             tasks = new ArrayList<Runnable>(BEFORE_WRITE);
         }
         for (Runnable t : tasks) {
             t.run();
         }
-        if (sections.isEmpty()) {
+        if (!writeFinal) {
             return;
         }
-        String out = Config.out();
+        write(Config.out(), true);
+    }
+
+    /**
+     * Writes every section so far into {@code out}: at exit, and for an online dump ({@link Dumps})
+     * while the program runs, which is why a section must tolerate being written more than once.
+     */
+    static void write(String out, boolean atExit) {
+        try {
+            String what = write(new File(out));
+            if (atExit && what != null) {
+                Report.info("komorium: wrote " + out + " (" + what + ")");
+            }
+        } catch (IOException | RuntimeException e) {
+            Report.error("komorium: cannot write the profile " + out + ": " + e);
+        }
+    }
+
+    /** False when the run's data all went into dumps (per-test profiles): no file at exit. */
+    private static volatile boolean writeFinal = true;
+
+    static void skipFinalWrite() {
+        writeFinal = false;
+    }
+
+    /**
+     * Writes every registered section into {@code target} now, atomically ({@link Control#dump});
+     * returns the sections' description, or null when no section is registered (nothing written).
+     */
+    static String write(File target) throws IOException {
+        return write(target, new String[0][]);
+    }
+
+    /** {@link #write(File)} with extra headers, {@code {key, value}} each. */
+    static String write(File target, String[][] headers) throws IOException {
+        List<Section> sections;
+        synchronized (SECTIONS) {
+            sections = new ArrayList<Section>(SECTIONS);
+        }
+        if (sections.isEmpty()) {
+            return null;
+        }
         ProfileFile file = new ProfileFile();
+        for (String[] h : headers) {
+            file.header(h[0], h[1]);
+        }
         StringBuilder what = new StringBuilder();
         for (Section s : sections) {
             try {
@@ -99,11 +142,7 @@ final class Profiles {
                 Report.error("komorium: the " + s.kind() + " section failed: " + Report.describe(e));
             }
         }
-        try {
-            file.write(new File(out));
-            Report.info("komorium: wrote " + out + " (" + what + ")");
-        } catch (IOException | RuntimeException e) {
-            Report.error("komorium: cannot write the profile " + out + ": " + e);
-        }
+        file.write(target);
+        return what.toString();
     }
 }

@@ -63,7 +63,7 @@ public final class SamplingAgent extends TreeAgent {
     }
 
     @Override
-    public int processSample(int[] stack, int sp, int bytecodes) {
+    int sample(int[] stack, int sp, int bytecodes, int lineDelta, TC tc) {
         int next = granularity;
         if (random > 0) {
             SplitMix g = generators.get();
@@ -76,11 +76,14 @@ public final class SamplingAgent extends TreeAgent {
             }
             next = next(g);
         }
+        if (!recording) {
+            return next;
+        }
         sp = clamp(stack, sp);
         synchronized (this) {
             if (sp > 0) {
                 InvocationNode n = context(stack, sp);
-                n.counter++;
+                n.add(1, threadNumber(tc), line(n, lineDelta));
                 if (n.truncated) {
                     truncatedSamples++;
                 }

@@ -85,6 +85,7 @@ public final class Sites {
      * @return the number of the first site; the others follow in order
      */
     public static int forClass(String className, String sourceFile, String methods, String sites, int siteCount, String layout) {
+        KindOptions.check();
         int mid = MID.forClass(className, sourceFile, methods);
         synchronized (LOCK) {
             noteLayout(layout);
@@ -170,6 +171,13 @@ public final class Sites {
     static String layout() {
         synchronized (LOCK) {
             return layouts;
+        }
+    }
+
+    /** Sites numbered so far: 0 … count() - 1. */
+    static int count() {
+        synchronized (LOCK) {
+            return count;
         }
     }
 

@@ -75,6 +75,10 @@ public final class TC {
     int index;
     boolean recorded = true;
 
+    /** The name the built-in agents last saw this thread under, and its number in their thread table. */
+    String threadName;
+    int threadId = -1;
+
     /** True while this thread runs agent code: nested triggers must not call the agent again. */
     private boolean inAgent;
 
@@ -105,7 +109,7 @@ public final class TC {
         if (p == null || !recorded) {
             return;
         }
-        int first = callAgent(p, null, 0, 0);
+        int first = callAgent(p, null, 0, 0, -1);
         if (agentFailure == null && first > 0) {
             instrCounter = gran = first;
         } else {
@@ -120,16 +124,22 @@ public final class TC {
      * Calls {@code p.register(thread)} ({@code stack == null}) or {@code p.processSample}, marked as
      * inside the agent: instrumented code the agent calls must not continue the program's stack (the
      * agent is reading it), so it takes fresh stacks from the pool, and it never samples. Returns what
-     * the agent returned, or 0 with {@link #agentFailure} set when it threw.
+     * the agent returned, or 0 with {@link #agentFailure} set when it threw. The built-in agents are
+     * also given where the block that ran is (its line's distance from the method's first line) and
+     * this context (for the thread's name).
      */
-    private int callAgent(SamplingProfiler p, int[] stack, int sp, int executed) {
+    private int callAgent(SamplingProfiler p, int[] stack, int sp, int executed, int lineDelta) {
         int[] savedOut = outStack;
         int savedOutSp = outSp;
         outSp = -1;
         inAgent = true;
         agentFailure = null;
         try {
-            return stack == null ? p.register(thread) : p.processSample(stack, sp, executed);
+            if (stack == null) {
+                return p.register(thread);
+            }
+            return p instanceof TreeAgent ? ((TreeAgent) p).sample(stack, sp, executed, lineDelta, this)
+                    : p.processSample(stack, sp, executed);
         } catch (Throwable t) {
             agentFailure = t;
             return 0;
@@ -187,18 +197,31 @@ public final class TC {
      * bookkeeping; each is small enough to be inlined.
      */
 
-    /** A granularity check that fired: {@code counter} is the method's local counter; returns the new one. */
-    public static int sample(TC tc, int counter, int[] stack, int sp) {
+    /**
+     * A granularity check that fired: {@code counter} is the method's local counter, {@code lineDelta}
+     * where the check's block is (see {@link #triggerSampling(int[], int, int)}); returns the new counter.
+     */
+    public static int sample(TC tc, int counter, int[] stack, int sp, int lineDelta) {
         tc.instrCounter = counter;
-        tc.triggerSampling(stack, sp);
+        tc.triggerSampling(stack, sp, lineDelta);
         return tc.instrCounter;
     }
 
     /** {@link #sample} for leaf methods (§5.1). */
-    public static int sampleLeaf(TC tc, int counter, int[] stack, int sp, int mid) {
+    public static int sampleLeaf(TC tc, int counter, int[] stack, int sp, int mid, int lineDelta) {
         tc.instrCounter = counter;
-        tc.triggerSamplingLeaf(stack, sp, mid);
+        tc.triggerSamplingLeaf(stack, sp, mid, lineDelta);
         return tc.instrCounter;
+    }
+
+    /** {@link #sample} without a line: the checks of methods without line numbers call it. */
+    public static int sample(TC tc, int counter, int[] stack, int sp) {
+        return sample(tc, counter, stack, sp, -1);
+    }
+
+    /** {@link #sampleLeaf} without a line. */
+    public static int sampleLeaf(TC tc, int counter, int[] stack, int sp, int mid) {
+        return sampleLeaf(tc, counter, stack, sp, mid, -1);
     }
 
     /** Before a call out of instrumented code: publishes the counter and the reified stack for callbacks. */
@@ -239,16 +262,19 @@ public final class TC {
     public static void count(TC tc, int n) {
         tc.instrCounter -= n;
     }
-    /** A block's counter update and its granularity check. */
-    public static void countCheck(TC tc, int n, int[] stack, int sp) {
+    /**
+     * A block's counter update and its granularity check; {@code lineDelta} as for
+     * {@link #triggerSampling(int[], int, int)} (-1 without a line).
+     */
+    public static void countCheck(TC tc, int n, int[] stack, int sp, int lineDelta) {
         if ((tc.instrCounter -= n) <= 0) {
-            tc.triggerSampling(stack, sp);
+            tc.triggerSampling(stack, sp, lineDelta);
         }
     }
     /** {@link #countCheck} in a leaf method (§5.1). */
-    public static void countCheckLeaf(TC tc, int n, int[] stack, int sp, int mid) {
+    public static void countCheckLeaf(TC tc, int n, int[] stack, int sp, int mid, int lineDelta) {
         if ((tc.instrCounter -= n) <= 0) {
-            tc.triggerSamplingLeaf(stack, sp, mid);
+            tc.triggerSamplingLeaf(stack, sp, mid, lineDelta);
         }
     }
     /** Before a call-out: {@code outStack = stack; outSp = sp}, see {@link #outStack}. */
@@ -256,21 +282,36 @@ public final class TC {
         tc.outStack = stack;
         tc.outSp = sp;
     }
-    /** The slow path of a granularity check (§4.2): calls the agent with the current stack. */
-    public void triggerSampling(int[] stack, int sp) {
-        sample(stack, sp, gran - instrCounter);
+    /**
+     * The slow path of a granularity check (§4.2): calls the agent with the current stack.
+     * {@code lineDelta} is the source line of the block the check is in minus the first line of the
+     * method ({@link MID#getFirstLine}), or -1: a constant the check pushes on this path only, kept
+     * short because a method's size in bytecodes counts against the JIT's inlining limits.
+     */
+    public void triggerSampling(int[] stack, int sp, int lineDelta) {
+        sample(stack, sp, gran - instrCounter, lineDelta);
     }
 
     /**
      * The slow path of a granularity check in a leaf method (§5.1, Figure 5): a leaf method does
      * not push its identifier on entry, so it is pushed here, which is idempotent.
      */
-    public void triggerSamplingLeaf(int[] stack, int sp, int mid) {
+    public void triggerSamplingLeaf(int[] stack, int sp, int mid, int lineDelta) {
         int executed = gran - instrCounter;
         if (profiler != null && !inAgent) {
             sp = push(stack, sp, mid);
         }
-        sample(stack, sp, executed);
+        sample(stack, sp, executed, lineDelta);
+    }
+
+    /** {@link #triggerSampling(int[], int, int)} without a line. */
+    public void triggerSampling(int[] stack, int sp) {
+        triggerSampling(stack, sp, -1);
+    }
+
+    /** {@link #triggerSamplingLeaf(int[], int, int, int)} without a line. */
+    public void triggerSamplingLeaf(int[] stack, int sp, int mid) {
+        triggerSamplingLeaf(stack, sp, mid, -1);
     }
 
     /**
@@ -281,7 +322,7 @@ public final class TC {
      * most FreqInlineSize bytecodes (325 on every JVM 8+) and has no inlining hint for
      * application classes, so this method is kept longer than that: see {@link #pad}.
      */
-    private void sample(int[] stack, int sp, int executed) {
+    private void sample(int[] stack, int sp, int executed, int lineDelta) {
         if (pad) {
             // Never runs (see above); test/runtime.test.ts checks the length.
             long x = executed;
@@ -314,7 +355,7 @@ public final class TC {
         instrCounter = gran = Integer.MAX_VALUE;
         int next;
         try {
-            next = callAgent(p, stack, sp, executed);
+            next = callAgent(p, stack, sp, executed, lineDelta);
         } catch (StackOverflowError e) {
             // Too deep even to enter callAgent: like an overflow in the agent. Left uncaught, it
             // would leave the counter reset above, and this thread would never sample again.

@@ -24,6 +24,9 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
     private final int maxContexts = Config.maxContexts();
     private boolean full;
 
+    /** False while {@link Control#stop} holds recording: samples are then neither counted nor kept. */
+    volatile boolean recording = Config.startRecording();
+
     private final AtomicBoolean finished = new AtomicBoolean();
     private final String out;
     /** Set when the runtime installed this agent: its tree then goes into the run's one profile file. */
@@ -31,6 +34,90 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
 
     TreeAgent(String out) {
         this.out = out;
+    }
+
+    /** Thread names in the order first seen; a thread's number is its index. Guarded by {@code this}. */
+    private final java.util.List<String> threadNames = new java.util.ArrayList<String>();
+    private final java.util.Map<String, Integer> threadNumbers = new java.util.HashMap<String, Integer>();
+
+    /**
+     * {@link #processSample} with what the runtime knows beside the stack: where the block that ran
+     * is, as its line's distance from the first line of the method ({@code -1} when unknown; see
+     * {@link #line}), and the sampled thread's context (null for a program that drives the agent
+     * itself).
+     */
+    abstract int sample(int[] stack, int sp, int bytecodes, int lineDelta, TC tc);
+
+    /**
+     * The source line of a block {@code lineDelta} lines below the first line of the method of the
+     * context {@code n} ran in (checks pass the distance, which is a shorter constant than the line);
+     * -1 when unknown.
+     */
+    static int line(InvocationNode n, int lineDelta) {
+        if (lineDelta < 0) {
+            return -1;
+        }
+        MID m = MID.get(n.mid);
+        return m == null || m.getFirstLine() < 0 ? -1 : m.getFirstLine() + lineDelta;
+    }
+
+    @Override
+    public final int processSample(int[] stack, int sp, int bytecodes) {
+        return sample(stack, sp, bytecodes, -1, null);
+    }
+
+    /**
+     * The number of the sampled thread's name. A thread keeps its number while its name stays the
+     * same object, so the lookup is a comparison on most samples. Caller holds the lock.
+     */
+    final int threadNumber(TC tc) {
+        Thread t = tc != null ? tc.thread : Thread.currentThread();
+        String name = t.getName();
+        if (tc != null && tc.threadName == name) {
+            return tc.threadId;
+        }
+        Integer known = threadNumbers.get(name);
+        if (known == null) {
+            known = threadNames.size();
+            threadNames.add(name);
+            threadNumbers.put(name, known);
+        }
+        if (tc != null) {
+            tc.threadName = name;
+            tc.threadId = known;
+        }
+        return known;
+    }
+
+    /** The name of thread number {@code i}. Caller holds the lock. */
+    final String threadName(int i) {
+        return i >= 0 && i < threadNames.size() ? threadNames.get(i) : null;
+    }
+
+    /**
+     * Zeroes every context's counters and the totals ({@link Control#reset}). Contexts stay in the
+     * tree, so that the node numbers threads cache in their stacks (§6.2) stay valid; the profile
+     * leaves out contexts that counted nothing. Caller holds the lock.
+     */
+    final void zero() {
+        for (int i = 0; i < nodeCount; i++) {
+            InvocationNode n = nodes[i];
+            n.counter = 0;
+            if (n.self != null) {
+                n.self.clear();
+            }
+        }
+        totalBytecodes = 0;
+        truncatedSamples = 0;
+    }
+
+    /** Contexts created so far, numbered 0 (the root) … nodeCount() - 1, parents before children. Caller holds the lock. */
+    final int nodeCount() {
+        return nodeCount;
+    }
+
+    final InvocationNode nodeAt(int i) {
+        return nodes[i];
     }
 
     /** {@code sampling} or {@code exact}. */

@@ -30,6 +30,11 @@ final class TreeSection implements Profiles.Section {
         /** counter plus the descendants' counters. */
         long total;
         Map<ProfileFile.MethodKey, Node> children;
+        /** counter by (runtime thread number, line), as {@link SelfCounts#key}; null when never sampled. */
+        Map<Long, long[]> self;
+        /** Inclusive counter by the line of the parent's method that called this context. */
+        Map<Integer, long[]> calls;
+        int id;
 
         Node(ProfileFile.MethodKey method, Node parent) {
             this.method = method;
@@ -46,6 +51,54 @@ final class TreeSection implements Profiles.Section {
                 children.put(key, n);
             }
             return n;
+        }
+    }
+
+    /**
+     * The thread, self and call records after the nodes (docs/profile-format.md): thread names
+     * sorted and numbered, each context's counter by thread and line, and by the line that called it.
+     */
+    private static void writeBreakdown(ProfileFile file, TreeAgent agent, List<Node> emitted) {
+        java.util.TreeMap<String, Integer> names = new java.util.TreeMap<String, Integer>();
+        for (Node n : emitted) {
+            if (n.self != null) {
+                for (Long k : n.self.keySet()) {
+                    String name = agent.threadName(SelfCounts.thread(k));
+                    if (name != null) {
+                        names.put(name, 0);
+                    }
+                }
+            }
+        }
+        int t = 0;
+        for (Map.Entry<String, Integer> e : names.entrySet()) {
+            e.setValue(t);
+            file.record("thread", t++, e.getKey());
+        }
+        for (Node n : emitted) {
+            if (n.self == null || n.counter == 0) {
+                continue;
+            }
+            // (output thread, line) -> count, sorted: runtime numbers are in first-seen order.
+            java.util.TreeMap<Long, long[]> sorted = new java.util.TreeMap<Long, long[]>();
+            for (Map.Entry<Long, long[]> e : n.self.entrySet()) {
+                String name = agent.threadName(SelfCounts.thread(e.getKey()));
+                int thread = name == null ? -1 : names.get(name);
+                add(sorted, SelfCounts.key(thread, SelfCounts.line(e.getKey())), e.getValue()[0]);
+            }
+            for (Map.Entry<Long, long[]> e : sorted.entrySet()) {
+                if (e.getValue()[0] != 0) {
+                    file.record("self", n.id, SelfCounts.thread(e.getKey()), SelfCounts.line(e.getKey()), e.getValue()[0]);
+                }
+            }
+        }
+        for (Node n : emitted) {
+            if (n.calls == null) {
+                continue;
+            }
+            for (Map.Entry<Integer, long[]> e : new java.util.TreeMap<Integer, long[]>(n.calls).entrySet()) {
+                file.record("call", n.id, e.getKey(), e.getValue()[0]);
+            }
         }
     }
 
@@ -76,9 +129,62 @@ final class TreeSection implements Profiles.Section {
         }
     }
 
+    private static void add(Map<Long, long[]> into, long key, long count) {
+        long[] c = into.get(key);
+        if (c == null) {
+            into.put(key, new long[] {count});
+        } else {
+            c[0] += count;
+        }
+    }
+
+    /** Each runtime context's counter plus its descendants', by node number (children come after parents). */
+    private static long[] runtimeTotals(TreeAgent agent) {
+        long[] total = new long[agent.nodeCount()];
+        for (int i = total.length - 1; i > 0; i--) {
+            InvocationNode n = agent.nodeAt(i);
+            total[i] += n.counter;
+            total[n.parent.index] += total[i];
+        }
+        return total;
+    }
+
+    /** The line a frame of runtime identifier {@code mid} calls from, or -1 (instrument --call-lines). */
+    private static int callLine(int mid) {
+        MID m = MID.get(mid);
+        return m == null ? -1 : m.getCallLine();
+    }
+
+    private static void merge(final Node into, InvocationNode from, int callLine, long[] runtimeTotals) {
+        into.counter += from.counter;
+        if (from.self != null) {
+            if (into.self == null) {
+                into.self = new HashMap<Long, long[]>(4);
+            }
+            from.self.forEach(new SelfCounts.Visitor() {
+                @Override
+                public void visit(int thread, int line, long count) {
+                    add(into.self, SelfCounts.key(thread, line), count);
+                }
+            });
+        }
+        if (callLine >= 0 && runtimeTotals[from.index] > 0) {
+            if (into.calls == null) {
+                into.calls = new HashMap<Integer, long[]>(4);
+            }
+            long[] c = into.calls.get(callLine);
+            if (c == null) {
+                into.calls.put(callLine, new long[] {runtimeTotals[from.index]});
+            } else {
+                c[0] += runtimeTotals[from.index];
+            }
+        }
+    }
+
     private void write(ProfileFile file, TreeAgent agent) {
         // 1. Merge into a tree keyed by method name (not identifier instance).
         ProfileFile scratch = new ProfileFile();
+        long[] runtimeTotals = runtimeTotals(agent);
         Node root = new Node(null, null);
         List<InvocationNode> srcStack = new ArrayList<InvocationNode>();
         List<Node> dstStack = new ArrayList<Node>();
@@ -93,7 +199,7 @@ final class TreeSection implements Profiles.Section {
                     continue;
                 }
                 Node d = dst.child(scratch.method(c.mid));
-                d.counter += c.counter;
+                merge(d, c, callLine(src.mid), runtimeTotals);
                 srcStack.add(c);
                 dstStack.add(d);
             }
@@ -135,11 +241,14 @@ final class TreeSection implements Profiles.Section {
         todoParent.add(-1);
         int nodes = 0;
         long counted = 0;
+        List<Node> emitted = new ArrayList<Node>();
         java.util.Set<ProfileFile.MethodKey> methods = new java.util.HashSet<ProfileFile.MethodKey>();
         while (!todo.isEmpty()) {
             Node n = todo.remove(todo.size() - 1);
             int parent = todoParent.remove(todoParent.size() - 1);
             int id = nodes++;
+            n.id = id;
+            emitted.add(n);
             long counter = n == root ? 0 : n.counter;
             counted += counter;
             if (n != root) {
@@ -162,6 +271,7 @@ final class TreeSection implements Profiles.Section {
                 todoParent.add(id);
             }
         }
+        writeBreakdown(file, agent, emitted);
         description = agent.name() + ": " + counted + " " + agent.unit() + " in " + (nodes - 1) + " contexts, " + methods.size() + " methods, ~"
                 + agent.totalBytecodes + " bytecodes, " + agent.threads + " threads";
     }

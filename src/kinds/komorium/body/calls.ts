@@ -32,16 +32,43 @@ export interface Factories {
 }
 
 export class CallSites {
+  /** The call line last stored into this frame's slot on the straight-line path to here (callLines). */
+  private storedLine: number | undefined;
+
   constructor(
     private readonly b: Body,
     private readonly counter: Counter,
     private readonly factories: Factories,
   ) {}
 
+  /** A label: another path may reach the code after it, with another line in the slot. */
+  atLabel(): void {
+    this.storedLine = undefined;
+  }
+
+  /** `stack[sp - 1] = <this method's identifier for the call's line>` (BodyOptions.callLines). */
+  private markCallLine(nodeIndex: number): void {
+    const { b } = this;
+    if (b.callLines.size < 2) return;
+    const line = b.lineAt(nodeIndex);
+    const mid = b.callLines.get(line);
+    if (mid === undefined || line === this.storedLine) return;
+    this.storedLine = line;
+    b.out.push(
+      load(OP.ALOAD, b.stackVar),
+      load(OP.ILOAD, b.spVar),
+      op(OP.ICONST_1),
+      op(OP.ISUB),
+      field(b.cp, OP.GETSTATIC, mid.owner, mid.name, RT.MID_DESC),
+      op(OP.IASTORE),
+    );
+  }
+
   rewrite(n: Insn, nodeIndex: number): void {
     const { b } = this;
     const { cp, out, stats } = b;
     if (n.op === OP.INVOKEDYNAMIC) {
+      this.markCallLine(nodeIndex);
       this.callout(n);
       return;
     }
@@ -50,6 +77,8 @@ export class CallSites {
       { op: n.op, owner: ref.owner, name: ref.name, desc: ref.desc, isInterface: ref.isInterface, caller: b.cf.thisClass },
       b.program,
     );
+    // A call that can reach instrumented code: its frames go above this one's.
+    if (decision !== 'plain') this.markCallLine(nodeIndex);
     if (decision === 'extended' || decision === 'extended-direct') {
       stats.extendedCalls++;
       if (b.local) out.push(...this.counter.store());

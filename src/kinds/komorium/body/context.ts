@@ -12,7 +12,8 @@ import { argSlots } from '../../../classfile/descriptor.js';
 import type { Frame, Insn, Label, MethodCode, Node, VType } from '../../../bytecode/ir.js';
 import { OP, isInvoke } from '../../../bytecode/opcodes.js';
 import { isLabel } from '../../../bytecode/ir.js';
-import { field } from '../../../bytecode/emit.js';
+import { field, pushInt } from '../../../bytecode/emit.js';
+import { firstLine, lineOfEachInsn } from '../../../framework/sites.js';
 import { shiftFrame, shiftLocals } from '../../../edit/method-editor.js';
 import { RT } from '../runtime-names.js';
 import type { ProgramView } from '../calls.js';
@@ -48,6 +49,14 @@ export interface BodyOptions {
    * counter only.
    */
   compact?: boolean;
+  /**
+   * instrument --call-lines: for each line the method calls from, the identifier its frame holds
+   * while such a call runs (MID.getCallLine), so that callers' frames read like a stack trace.
+   * Stored into the frame's slot before a call only when the method calls from several lines, and
+   * only when the line changed since the last store in straight-line code; a method that calls from
+   * one line pushes that identifier on entry and pays nothing more.
+   */
+  callLines?: Map<number, { owner: string; name: string }>;
   /**
    * The method guards virtual dispatch (plan.ts dispatchChecked): on a virtual entry (sp >= 0) it
    * first checks that the receiver's class is instrumented, else calls the original method.
@@ -110,6 +119,12 @@ export class Body {
   /** The new instruction list. */
   readonly out: Node[] = [];
   readonly newFrames: Map<Label, Frame> | null;
+  /** The source line of each original instruction (LineNumberTable), for checks and call lines. */
+  readonly lineOf: Map<Insn, number>;
+  /** The line identifiers of --call-lines (BodyOptions.callLines); empty without it. */
+  readonly callLines: Map<number, { owner: string; name: string }>;
+  /** The method's first line (MID.getFirstLine), from which a check's line is counted. */
+  private readonly methodFirstLine: number;
 
   constructor(
     readonly cf: ClassFile,
@@ -144,6 +159,9 @@ export class Body {
     this.spillBase = Math.max(maxLocals + this.shift + (this.straddle >= 0 ? 2 : 0), this.base + this.extraTypes.length);
     this.newFrames = code.frames !== null || framesBefore !== null ? new Map<Label, Frame>() : null;
     if (code.frames) for (const [label, f] of code.frames) this.newFrames!.set(label, this.inPlace ? this.adapt(f) : f);
+    this.lineOf = lineOfEachInsn(code);
+    this.callLines = options.callLines ?? new Map();
+    this.methodFirstLine = firstLine(code);
   }
 
   /** A frame of the original code (simulated), with the new locals where this rewrite put them. */
@@ -156,6 +174,28 @@ export class Body {
 
   getMid(): Insn {
     return field(this.cp, OP.GETSTATIC, this.options.mid.owner, this.options.mid.name, RT.MID_DESC);
+  }
+
+  /** The identifier pushed on entry: a method that calls from one line only pushes that line's (callLines). */
+  entryMid(): Insn {
+    const only = this.callLines.size === 1 ? [...this.callLines.values()][0]! : this.options.mid;
+    return field(this.cp, OP.GETSTATIC, only.owner, only.name, RT.MID_DESC);
+  }
+
+  /** The source line of original node `i`, or -1. */
+  lineAt(i: number): number {
+    return this.lineOf.get(this.code.nodes[i] as Insn) ?? -1;
+  }
+
+  /**
+   * What a check's slow path gets beyond its usual arguments: its block's line, as a constant so
+   * that the fast path pays nothing, and as its distance from the method's first line, which most
+   * often fits iconst or bipush (every byte the checks add counts against the JIT's inlining
+   * limits). Without a line (no LineNumberTable) nothing is passed, and the slow path is the old one.
+   */
+  slowPathLine(piece: Piece): { push: Insn[]; desc: string } {
+    const line = this.lineAt(piece.firstInsn);
+    return line < 0 ? { push: [], desc: '' } : { push: [pushInt(this.cp, line - this.methodFirstLine)], desc: 'I' };
   }
 
   /** The frame before original node `i`: undefined when the method needs none, null in dead code. */

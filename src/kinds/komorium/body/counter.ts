@@ -85,23 +85,21 @@ export class Counter {
     // A check adds a branch target; in a method with frames it needs one, which dead code lacks.
     const canCheck = piece.check && (b.framesBefore === null || before != null);
     if (piece.check && !canCheck) stats.checksDropped++;
+    const line = b.slowPathLine(piece);
     if (this.local) {
       out.push({ op: OP.IINC, var: b.cntVar, inc: -piece.insnCount });
       if (!canCheck) return;
       stats.checks++;
       const skip = new Label();
       out.push(load(OP.ILOAD, b.cntVar), { op: OP.IFGT, target: skip }, load(OP.ALOAD, b.tcVar), load(OP.ILOAD, b.cntVar), load(OP.ALOAD, b.stackVar), load(OP.ILOAD, b.spVar));
-      if (b.leaf) {
-        out.push(b.getMid(), invoke(cp, OP.INVOKESTATIC, RT.TC, 'sampleLeaf', `(${RT.TC_DESC}I${RT.STACK_DESC}I${RT.MID_DESC})I`));
-      } else {
-        out.push(invoke(cp, OP.INVOKESTATIC, RT.TC, 'sample', `(${RT.TC_DESC}I${RT.STACK_DESC}I)I`));
-      }
+      if (b.leaf) out.push(b.getMid());
+      out.push(...line.push, invoke(cp, OP.INVOKESTATIC, RT.TC, b.leaf ? 'sampleLeaf' : 'sample', `(${RT.TC_DESC}I${RT.STACK_DESC}I${b.leaf ? RT.MID_DESC : ''}${line.desc})I`));
       out.push(op(OP.DUP), load(OP.ISTORE, b.syncVar), load(OP.ISTORE, b.cntVar), skip);
       if (b.newFrames && before) b.newFrames.set(skip, b.adapt(before));
       return;
     }
     if (b.options.compact) {
-      this.compactPiece(piece, canCheck);
+      this.compactPiece(piece, canCheck, line.push);
       return;
     }
     out.push(load(OP.ALOAD, b.tcVar), op(OP.DUP), field(cp, OP.GETFIELD, RT.TC, TC_FIELD.counter, 'I'), pushInt(cp, piece.insnCount), op(OP.ISUB));
@@ -112,17 +110,17 @@ export class Counter {
     stats.checks++;
     const skip = new Label();
     out.push(op(OP.DUP_X1), field(cp, OP.PUTFIELD, RT.TC, TC_FIELD.counter, 'I'), { op: OP.IFGT, target: skip }, load(OP.ALOAD, b.tcVar), load(OP.ALOAD, b.stackVar), load(OP.ILOAD, b.spVar));
-    if (b.leaf) {
-      out.push(b.getMid(), invoke(cp, OP.INVOKEVIRTUAL, RT.TC, 'triggerSamplingLeaf', `(${RT.STACK_DESC}I${RT.MID_DESC})V`));
-    } else {
-      out.push(invoke(cp, OP.INVOKEVIRTUAL, RT.TC, 'triggerSampling', `(${RT.STACK_DESC}I)V`));
-    }
+    if (b.leaf) out.push(b.getMid());
+    out.push(...line.push, invoke(cp, OP.INVOKEVIRTUAL, RT.TC, b.leaf ? 'triggerSamplingLeaf' : 'triggerSampling', `(${RT.STACK_DESC}I${b.leaf ? RT.MID_DESC : ''}${line.desc})V`));
     out.push(skip);
     if (b.newFrames && before) b.newFrames.set(skip, b.adapt(before));
   }
 
-  /** TC.count or TC.countCheck(Leaf): one call, no branch and so no new frame. */
-  private compactPiece(piece: Piece, canCheck: boolean): void {
+  /**
+   * TC.count or TC.countCheck(Leaf): one call, no branch and so no new frame. The check always
+   * passes the line delta (-1 without a line), as the inline form's slow path does.
+   */
+  private compactPiece(piece: Piece, canCheck: boolean, linePush: Insn[]): void {
     const b = this.b;
     const { cp, out } = b;
     out.push(load(OP.ALOAD, b.tcVar), pushInt(cp, piece.insnCount));
@@ -132,10 +130,12 @@ export class Counter {
     }
     b.stats.checks++;
     out.push(load(OP.ALOAD, b.stackVar), load(OP.ILOAD, b.spVar));
+    if (b.leaf) out.push(b.getMid());
+    out.push(...(linePush.length > 0 ? linePush : [pushInt(cp, -1)]));
     if (b.leaf) {
-      out.push(b.getMid(), invoke(cp, OP.INVOKESTATIC, RT.TC, 'countCheckLeaf', `(${RT.TC_DESC}I${RT.STACK_DESC}I${RT.MID_DESC})V`));
+      out.push(invoke(cp, OP.INVOKESTATIC, RT.TC, 'countCheckLeaf', `(${RT.TC_DESC}I${RT.STACK_DESC}I${RT.MID_DESC}I)V`));
     } else {
-      out.push(invoke(cp, OP.INVOKESTATIC, RT.TC, 'countCheck', `(${RT.TC_DESC}I${RT.STACK_DESC}I)V`));
+      out.push(invoke(cp, OP.INVOKESTATIC, RT.TC, 'countCheck', `(${RT.TC_DESC}I${RT.STACK_DESC}II)V`));
     }
   }
 

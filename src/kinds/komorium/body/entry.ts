@@ -34,7 +34,7 @@ export function emitEntry(b: Body, counter: Counter): void {
     );
   }
   if (!b.leaf) {
-    out.push(load(OP.ALOAD, b.stackVar), load(OP.ILOAD, b.spVar), b.getMid(), invoke(cp, OP.INVOKESTATIC, RT.TC, 'push', `(${RT.STACK_DESC}I${RT.MID_DESC})I`), load(OP.ISTORE, b.spVar));
+    out.push(load(OP.ALOAD, b.stackVar), load(OP.ILOAD, b.spVar), b.entryMid(), invoke(cp, OP.INVOKESTATIC, RT.TC, 'push', `(${RT.STACK_DESC}I${RT.MID_DESC})I`), load(OP.ISTORE, b.spVar));
   }
   counter.atEntry();
   // The dispatch check's label must not share an offset with a frame of the original code.

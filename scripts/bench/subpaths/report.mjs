@@ -1,0 +1,253 @@
+// BENCHMARKS-subpaths.md from bench-subpaths.json: the thesis' Tables 4.1–4.10 (seed 003) for the
+// bench workloads, the issue's targets, and what subpath identifiers lose.
+import { writeFileSync } from 'node:fs';
+import { geomean } from '../util.mjs';
+
+const int = (x) => (x == null ? '–' : Math.round(x).toLocaleString('en-US'));
+const pct = (x, d = 2) => (x == null || !Number.isFinite(x) ? '–' : `${(x * 100).toFixed(d)}%`);
+const secs = (ms) => (ms == null ? '–' : `${(ms / 1000).toFixed(2)}`);
+const ratio = (x) => (x == null ? '–' : `${x.toFixed(2)}×`);
+const met = (ok) => (ok == null ? '**n/a**' : ok ? '**MET**' : '**NOT MET**');
+const row = (cells) => `| ${cells.join(' | ')} |`;
+const head = (cells) => [row(cells), row(cells.map(() => '---'))];
+
+function stdev(xs) {
+  const v = xs.filter((x) => Number.isFinite(x));
+  if (v.length < 2) return null;
+  const m = v.reduce((a, b) => a + b, 0) / v.length;
+  return Math.sqrt(v.reduce((a, b) => a + (b - m) ** 2, 0) / (v.length - 1));
+}
+
+function targets(wls) {
+  const timed = wls.filter((w) => w.ratio);
+  const acc = wls.filter((w) => w.top);
+  const gm = geomean(timed.map((w) => w.ratio.sample));
+  const cpuTimed = timed.filter(cpuOf);
+  const cpuGm = cpuTimed.length ? geomean(cpuTimed.map((w) => w.cpuRatio.sample)) : null;
+  const over = cpuTimed.length === timed.length ? '' : ` over the ${cpuTimed.length} workloads timed with it`;
+  const cpuNote = cpuGm == null ? '' : `; CPU time ${ratio(cpuGm)}${over} (${cpuTimed.map((w) => `${w.id} ${ratio(w.cpuRatio.sample)}`).join(', ')}), skip logic alone ${ratio(geomean(cpuTimed.map((w) => w.cpuRatio.skip)))}`;
+  const errs = acc.map((w) => Math.max(...w.top.trueTopErrors.map((e) => (e == null ? Infinity : e))));
+  const mem = wls.filter((w) => w.sample);
+  return [
+    ...head(['target', 'measured', '']),
+    row(['total overhead ≤ 1.5× (geometric mean, default settings)', `wall time ${ratio(gm)} over ${timed.length} workloads (${timed.map((w) => `${w.id} ${ratio(w.ratio.sample)}`).join(', ')}); skip logic alone ${ratio(geomean(timed.map((w) => w.ratio.skip)))}${cpuNote}`, met(timed.length ? gm <= 1.5 && (cpuGm == null || cpuGm <= 1.5) : null)]),
+    row(['the true top 10 all in the reported top 20, every workload', acc.map((w) => `${w.id} ${w.top.trueTopFound}/${w.top.trueTop}`).join(', '), met(acc.length ? acc.every((w) => w.top.trueTopFound === w.top.trueTop) : null)]),
+    row(['count error ≤ 5% on the true top 10', acc.map((w, i) => `${w.id} ≤ ${pct(errs[i])}`).join(', '), met(acc.length ? errs.every((e) => e <= 0.05) : null)]),
+    row(['true count within the Chernoff bound (95%) for ≥ 95% of the reported top 20', acc.map((w) => `${w.id} ${pct(w.top.coverage, 0)}`).join(', '), met(acc.length ? acc.every((w) => w.top.coverage >= 0.95) : null)]),
+    row(['hot-list memory under the configured limit, every workload', mem.map((w) => `${w.id} ${int(w.sample.peakEntries)}/${int(w.sample.memory)} entries`).join(', '), met(mem.length ? mem.every((w) => w.sample.peakEntries <= w.sample.memory) : null)]),
+  ];
+}
+
+function denseTable(wls) {
+  const rows = wls.filter((w) => w.dense);
+  if (rows.length === 0) return ['(not measured)'];
+  const out = head(['workload', 'f at the end (default → dense)', 'true top 10 in the top 20', 'largest error on the true top 10 (default → dense)', 'within the Chernoff bound', 'hot list (entries, KiB)']);
+  for (const w of rows) {
+    const worst = (errs) => Math.max(...errs.map((e) => (e == null ? Infinity : e)));
+    out.push(row([w.id, `${int(w.sample.rate)} → ${int(w.dense.rate)}`, `${w.dense.trueTopFound}/${w.dense.trueTop}`, `${pct(worst(w.top.trueTopErrors))} → ${pct(worst(w.dense.trueTopErrors))}`, pct(w.dense.coverage, 0), `${int(w.dense.peakEntries)}/${int(w.dense.memory)}, ${int(w.dense.memoryBytes / 1024)}`]));
+  }
+  return out;
+}
+
+function table41(wls) {
+  const out = head(['workload', 'input of the exact run', 'basic blocks', 'subpaths (2..32 blocks)', 'distinct subpaths', 'exact run']);
+  for (const w of wls.filter((x) => x.exact)) {
+    const total = w.exact.lengths.reduce((n, l) => n + l.total, 0);
+    out.push(row([w.id, w.accuracyInput, int(w.exact.blocks), int(total), int(w.exact.ids?.exact), `${int(w.exactSeconds)} s`]));
+  }
+  return out;
+}
+
+function tableIds(wls) {
+  const out = head(['workload', 'distinct in execution order', 'up to rotation (exact identity)', '64-bit identifiers', 'collisions', 'XOR + length (thesis)', 'merged by XOR']);
+  for (const w of wls.filter((x) => x.exact?.ids)) {
+    const i = w.exact.ids;
+    out.push(row([w.id, i.ordered < 0 ? 'over the limit' : int(i.ordered), int(i.exact), int(i.hash64), int(i.exact - i.hash64), int(i.xor), pct((i.exact - i.xor) / i.exact, 1)]));
+  }
+  return out;
+}
+
+const cpuOf = (w) => (w.cpuRatio && Object.values(w.cpu ?? {}).every((xs) => xs.every(Number.isFinite)) ? { median: w.cpuMedian, ratio: w.cpuRatio } : null);
+const loadRange = (loads) => {
+  const ones = (loads ?? []).map((l) => Number(String(l).split(' ')[0])).filter(Number.isFinite);
+  return ones.length ? `${Math.min(...ones).toFixed(1)}–${Math.max(...ones).toFixed(1)}` : '?';
+};
+const withSd = (m, xs) => `${secs(m)} ± ${secs(stdev(xs))}`;
+
+function table42(wls) {
+  const out = head(['workload', 'repetitions', 'orig. t1 wall (s)', 'instr. t2 wall (s)', 'skipping t3 wall (s)', 't1 CPU (s)', 't2 CPU (s)', 't3 CPU (s)', 'load average (1 min) over the repetitions']);
+  const timed = wls.filter((x) => x.times);
+  for (const w of timed) {
+    const m = w.median;
+    const c = cpuOf(w);
+    out.push(row([w.id, w.times.base.length, withSd(m.base, w.times.base), withSd(m.sample, w.times.sample), withSd(m.skip, w.times.skip), ...(c ? ['base', 'sample', 'skip'].map((k) => withSd(c.median[k], w.cpu[k])) : ['–', '–', '–']), loadRange(w.loads)]));
+  }
+  out.push(
+    '',
+    `Medians (± standard deviation) of whole-process wall and CPU times (user + system of all the JVM's threads, /usr/bin/time), every run under \`nice -n 19\` on 2 cores shared with other engineers' JVMs at a load average of ${loadRange(timed.flatMap((w) => w.loads))}. Wall time then depends mostly on what else runs (one repetition's t1 can take four times another's); CPU time depends far less on it, though caches and the JIT's threads still make it move, so the CPU ratios are the figures to trust here. Where t3 comes out above t2, which cannot be (t2 does all that t3 does, and samples), the difference is noise.`,
+  );
+  return out;
+}
+
+function table43(wls) {
+  const out = head(['workload', 'wall t2/t1', 'CPU t2/t1', 'CPU t3/t1', 'total overhead (CPU)', 'skipping (CPU)', 'sampling (CPU)', 'total overhead (wall)', 'skipping (wall)', 'sampling (wall)']);
+  const split = (m) => [pct((m.sample - m.base) / m.base, 0), pct((m.skip - m.base) / m.base, 0), pct((m.sample - m.skip) / m.base, 0)];
+  for (const w of wls.filter((x) => x.times)) {
+    const c = cpuOf(w);
+    out.push(row([w.id, ratio(w.ratio.sample), c ? ratio(c.ratio.sample) : '–', c ? ratio(c.ratio.skip) : '–', ...(c ? split(c.median) : ['–', '–', '–']), ...split(w.median)]));
+  }
+  out.push('', 'The ratios are medians of per-repetition ratios (the three runs of a repetition ran one after another); the overheads are from the medians: total (t2−t1)/t1, skipping (t3−t1)/t1, sampling (t2−t3)/t1, as in the thesis.');
+  return out;
+}
+
+function earlierTimings(wls) {
+  const rows = wls.filter((w) => w.earlierTimings?.length);
+  if (rows.length === 0) return [];
+  const out = head(['workload', 'measured', 'repetitions', 'wall t2/t1', 'wall t3/t1', 'CPU t2/t1', 'load average (1 min)']);
+  for (const w of rows) {
+    for (const e of w.earlierTimings) out.push(row([w.id, e.timedAt ?? 'before the CPU columns', e.reps, ratio(e.ratio.sample), ratio(e.ratio.skip), e.cpuRatio ? ratio(e.cpuRatio.sample) : '–', loadRange(e.loads)]));
+  }
+  return ['### Earlier timings of the same configurations', '', ...out, ''];
+}
+
+function breakdownTable(wls) {
+  const rows = wls.filter((w) => w.breakdown);
+  if (rows.length === 0) return ['(not measured)'];
+  const what = { base: 'uninstrumented', empty: 'probes calling an empty handler', global: 'global static skip counter, no thread check', skip: 'the skip logic (per-thread), never sampling: t3', sample: 'OSP at the default settings: t2' };
+  const out = head(['workload', 'configuration', 'wall (median)', 'wall ratio', 'CPU (median)', 'CPU ratio', 'load averages']);
+  for (const w of rows) {
+    for (const r of w.breakdown.rows) out.push(row([w.id, what[r.config], `${secs(r.wallMs)} s`, ratio(r.wallRatio), `${secs(r.cpuMs)} s`, ratio(r.cpuRatio), r.config === 'base' ? w.breakdown.loads.join('; ') : '']));
+  }
+  return out;
+}
+
+function table44(micro) {
+  if (!micro) return ['(not measured)'];
+  const out = head(['operation', 'ops/s original', 'ops/s instrumented', 'ratio']);
+  for (const r of micro.rows) out.push(row([r.op, r.base.toExponential(2), r.sample.toExponential(2), (r.base / r.sample).toFixed(2)]));
+  out.push('', `Load average when measured: ${micro.load}.`);
+  return out;
+}
+
+function table45(wls) {
+  const rows = wls.filter((w) => w.times && w.timedBlocks);
+  if (rows.length === 0) return ['(needs the timed runs)'];
+  // CPU times where measured: the wall times of a loaded machine say more about the load than the blocks.
+  // One unit for every row: the rows are normalized against each other.
+  const cpu = rows.every(cpuOf);
+  const t = (w) => (cpu ? w.cpuMedian : w.median);
+  const b1 = rows.map((w) => t(w).base / w.timedBlocks);
+  const b2 = rows.map((w) => t(w).base / (t(w).skip - t(w).base));
+  const m1 = Math.min(...b1);
+  const m2 = Math.min(...b2.filter((x) => x > 0));
+  const out = [`From ${cpu ? 'CPU' : 'wall'} times.`, '', ...head(['workload', 'β1 = t1 / blocks (normalized)', 'β2 = 1 / skipping overhead (normalized)', 'error'])];
+  rows.forEach((w, i) => out.push(row([w.id, (b1[i] / m1).toFixed(2), b2[i] > 0 ? (b2[i] / m2).toFixed(2) : '–', b2[i] > 0 ? pct(Math.abs(b1[i] / m1 - b2[i] / m2) / (b1[i] / m1), 1) : '–'])));
+  return out;
+}
+
+function table46(wls) {
+  const out = head(['workload', 'subpaths in the sample (with repetition)', 'distinct in the sample', 'gain', 'f at the end', 'resamples']);
+  for (const w of wls.filter((x) => x.sample)) {
+    out.push(row([w.id, int(w.sample.sampledTotal), int(w.sample.entries), (w.sample.sampledTotal / Math.max(1, w.sample.entries)).toFixed(2), int(w.sample.rate), int(w.sample.resamples)]));
+  }
+  return out;
+}
+
+function table47(wls) {
+  const out = head(['workload', 'hot-list limit (entries)', 'peak entries', 'hot-list bytes at peak', 'peak RSS original', 'peak RSS instrumented']);
+  for (const w of wls.filter((x) => x.sample)) {
+    const rss = (c) => (w.rss?.[c]?.length ? `${int(Math.max(...w.rss[c]) / 1024)} MiB` : '–');
+    out.push(row([w.id, int(w.sample.memory), int(w.sample.peakEntries), `${int(w.sample.memoryBytes / 1024)} KiB`, rss('base'), rss('sample')]));
+  }
+  return out;
+}
+
+function table48(w) {
+  const out = [`**${w.id}** (${w.accuracyInput}; f = ${int(w.sample.rate)}):`, '', ...head(['sample rank', 'exact rank', 'length', 'sample count', 'estimated count', 'exact count', 'error', 'Chernoff bound (95%)', 'within', 'runs through'])];
+  for (const r of w.top.rows) {
+    out.push(row([r.sampleRank, r.exactRank ?? `> ${int(w.exact.listed)}`, r.length, int(r.sampleCount), int(r.estimate), int(r.exactCount), pct(r.error), pct(r.bound), r.withinBound == null ? '–' : r.withinBound ? 'yes' : '**no**', r.name.length > 90 ? `${r.name.slice(0, 90)}…` : r.name]));
+  }
+  return out;
+}
+
+function table49(wls, rank) {
+  const out = head(['workload', 'count', 'σ1 (95%, two-sided)', 'σ2 (95%, one-sided)', 'σ3 (80%, two-sided)', 'σ4 (80%, one-sided)']);
+  for (const w of wls.filter((x) => x.chernoff)) {
+    const c = w.chernoff.find((x) => x.rank === rank);
+    if (c) out.push(row([w.id, int(c.count), pct(c.s1), pct(c.s2), pct(c.s3), pct(c.s4)]));
+  }
+  return out;
+}
+
+export function writeSubpathsReport(results, path) {
+  const wls = Object.values(results.workloads);
+  const L = [
+    '# Subpaths (seed 003, OSP) on the bench workloads',
+    '',
+    `Generated by \`npm run bench -- --kind subpaths\` (scripts/bench/subpaths.mjs) from \`bench-subpaths.json\`; \`node scripts/bench.mjs --kind subpaths --report-only\` rewrites this page. ${results.jdk}; 2 cores shared with other engineers' jobs. Runs (load average at start / end; the timed runs also per repetition in Table 4.2):`,
+    '',
+    ...(results.runs ?? []).map((r) => `- ${r.startedAt} – ${r.finishedAt ?? r.stopped ?? '(unfinished)'}, commit \`${r.commit}\`, ${r.workloads ? r.workloads.join(', ') : 'all workloads'}${r.skipped.length ? `, skipping ${r.skipped.join(', ')}` : ''}: load ${r.loadAtStart} / ${r.loadAtEnd ?? '?'}`),
+    '',
+    'Default settings: `-Dkomorium.subpaths.interval=1000` (f starts at 1,000), `memory=4096` entries, `maxLength=32`, `confidence=0.95`; every instrumented jar with `--profile subpaths` (exhaustive layout). Times are whole-process wall times and CPU times (user + system, all threads), JVM start included, the three configurations round-robin with the order rotated every repetition, the median of the repetitions (Table 4.2). Runs without CPU figures come from before they were recorded.',
+    '',
+    ...wls.filter((w) => w.error).map((w) => `- **${w.id} failed**: ${w.error}`),
+    ...wls.filter((w) => w.accuracySkipped).map((w) => `- **${w.id}: no accuracy runs**: ${w.accuracySkipped}`),
+    '',
+    '## Targets',
+    '',
+    ...targets(wls),
+    '',
+    '## Sampling more: interval 100 and 16,384 entries, on the same inputs',
+    '',
+    'The error of an estimate shrinks as 1/√(its sample count): the accuracy inputs are small (Table 4.1), so the default f = 1,000 leaves the tenth hottest subpath few samples. The same exact runs against `-Dkomorium.subpaths.interval=100 -Dkomorium.subpaths.memory=16384`:',
+    '',
+    ...denseTable(wls),
+    '',
+    '## Table 4.1: blocks and subpaths (exact runs)',
+    '',
+    ...table41(wls),
+    '',
+    '## What identifiers lose (exact runs)',
+    '',
+    'Distinct subpaths of 2..32 blocks counted four ways: as executed, up to rotation (the identity the kind uses: a loop of n blocks entered anywhere is one subpath), by the 64-bit identifier the sampling mode keeps, and by the thesis\' XOR of the block numbers and the length.',
+    '',
+    ...tableIds(wls),
+    '',
+    '## Table 4.2: running times',
+    '',
+    ...table42(wls),
+    '',
+    '## Table 4.3: overhead, split into skipping and sampling',
+    '',
+    ...table43(wls),
+    '',
+    ...earlierTimings(wls),
+    '## What the overhead is made of',
+    '',
+    'The same instrumented jars with stand-in runtimes first on the class path (scripts/bench/subpaths/variants): the difference between two rows is what the second adds. CPU time is user + system of the whole JVM (JIT threads included).',
+    '',
+    ...breakdownTable(wls),
+    '',
+    '## Table 4.4: kinds of operation (scripts/bench/subpaths/OspMicro.java, median of 3)',
+    '',
+    ...table44(results.micro),
+    '',
+    '## Table 4.5: the cost of a block, two ways (blocks of the timed input, counted by the sampling run)',
+    '',
+    ...table45(wls),
+    '',
+    '## Table 4.6: the sample',
+    '',
+    ...table46(wls),
+    '',
+    '## Table 4.7: memory',
+    '',
+    ...table47(wls),
+    '',
+    '## Table 4.8: the top 20 of the sample against the exact counts',
+    '',
+  ];
+  for (const w of wls.filter((x) => x.top)) L.push(...table48(w), '');
+  L.push('## Table 4.9: Chernoff bounds of the hottest subpath in the sample', '', ...table49(wls, 1), '', '## Table 4.10: of the fifth hottest', '', ...table49(wls, 5), '');
+  writeFileSync(path, L.join('\n'));
+}

@@ -1,0 +1,400 @@
+package komorium.runtime;
+
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The runtime of the {@code cbs} profile kind: counter-based sampling of the dynamic call graph
+ * (seed 004, Arnold and Grove 2005). Figure 3 of the paper runs at every call that instrumented
+ * code makes: while {@link #armed} is false (the common case) a call costs the inline test of
+ * that flag; once a trigger arms it, the next calls are counted, and every STRIDE-th one is a
+ * sample, SAMPLES of them per trigger, the first one 1 to STRIDE calls after the trigger (drawn at
+ * random). A sample records the edge (call site, method that actually ran), as {@code call-edges}
+ * counts it, so the two profiles compare edge by edge.
+ *
+ * <p>Why the call and not the callee's entry: the paper's VM runs Figure 3 in every method's
+ * prologue, the JDK's included. A rewritten jar has prologues only in its own methods, and most
+ * calls of real programs go to the JDK (three calls in four in JFlex). The instrumented call site
+ * sees every call the exhaustive profile counts, knows its caller and site as constants, and finds
+ * the method that ran from the receiver, so no stack walk is needed
+ * ({@code KOMORIUM_CBS_PLACEMENT} at instrument time builds the entry placements that were
+ * measured against it, BENCHMARKS-cbs.md).
+ *
+ * <p>Triggers ({@code -Dkomorium.cbs.trigger}):
+ * <ul>
+ * <li>{@code timer} (the paper's): a daemon thread arms the flag every {@code komorium.cbs.period}
+ *   (default 10ms). The period it really achieved is recorded beside the one asked for.</li>
+ * <li>{@code checks}: every call counts, and every {@code komorium.cbs.period} calls (a number)
+ *   arm a window; the start offsets come from {@code komorium.seed}. A program whose threads call
+ *   in the same order gives the same call graph on every run, JIT and machine.</li>
+ * <li>{@code bytecodes}: Komorium's bytecode clock exists only in code Komorium rewrote (its
+ *   thread context, passed through every extended method), which cannot share a jar with the
+ *   framework's kinds; counting bytecodes per block here would cost what Komorium's floor costs.
+ *   So this trigger counts calls, as {@code checks} does, and says so in the profile.</li>
+ * </ul>
+ * {@code komorium.cbs.stride} (default 7) and {@code komorium.cbs.samples} (samples per trigger,
+ * default 16) apply to all. A bad value stops the JVM before the program runs (Config.strictInteger).
+ *
+ * <p>The counters are plain statics shared by all threads, as in seed 000: a race loses a count
+ * or moves a sample by a call, never a recorded edge. Samples go to per-thread tables.
+ */
+public final class Cbs {
+    /** Figure 3's {@code profilingEnabledByTimer}, tested inline before every instrumented call. */
+    public static volatile boolean armed;
+
+    static final String TRIGGER = Config.strictChoice("komorium.cbs.trigger", "timer", "timer", "checks", "bytecodes");
+    private static final boolean TIMER = TRIGGER.equals("timer");
+    private static final int STRIDE = Config.strictInteger("komorium.cbs.stride", 7, 1);
+    private static final int SAMPLES = Config.strictInteger("komorium.cbs.samples", 16, 1);
+    /** Timer: nanoseconds; the counting triggers: calls between two windows. */
+    private static final long PERIOD = TIMER
+            ? Config.strictDuration("komorium.cbs.period", 10000000L, 1000L)
+            : Config.strictInteger("komorium.cbs.period", 100000, 1,
+                    "a number of calls >= 1 with komorium.cbs.trigger=" + TRIGGER + "; a duration only with the timer");
+
+    /*
+     * While the flag is up, a call only decrements countdown: the calls until the next event, a
+     * sample or (counting triggers) the end of a period. The rest of Figure 3 runs in due(), out
+     * of line, so that the code the JIT puts at every call site stays a decrement and a branch
+     * (inlining the whole of it at every site that ever saw the flag up made compiled code
+     * slower: BENCHMARKS-cbs.md).
+     */
+    private static int countdown = Integer.MAX_VALUE;
+    /** What countdown was last set to: the calls that pass before the next event. */
+    private static int pending;
+    /** Counting triggers: the calls before the current countdown. */
+    private static long counted;
+    /** Whether a window is open, and its samples still to take (Figure 3's samplesThisTimerInterrupt). */
+    private static boolean window;
+    private static int left;
+
+    /** The window's edges; with komorium.cbs.grid one window per cell, fed by the same calls. */
+    private static final CbsWindow[] WINDOWS = CbsWindow.fromOptions(STRIDE, SAMPLES);
+    private static final CbsWindow ONE = WINDOWS[0];
+    private static final boolean GRID = WINDOWS.length > 1;
+    /** The grid with a counting trigger: calls until the next period's end. */
+    private static long untilWindow = PERIOD;
+
+    /** Timer ticks, and the grid's periods (the counting triggers' periods are counted at the end). */
+    static long ticks;
+    /** Samples of an entry placement whose caller was not an instrumented call site (a callback from the JDK). */
+    static long dropped;
+    /** How the instrumented code finds the caller (KOMORIUM_CBS_PLACEMENT), noted by the first sample. */
+    static volatile String placement = "call";
+
+    private static final Timer TIMER_THREAD = TIMER ? Timer.launch() : null;
+
+    /** Set at exit, before the sections are written: sampling has stopped. */
+    private static volatile boolean exiting;
+
+    static {
+        Profiles.register(new Section());
+        Profiles.beforeWrite(new Runnable() {
+            @Override
+            public void run() {
+                stop();
+            }
+        });
+        if (GRID) {
+            // Every call goes to the grid, which keeps each cell's own count.
+            schedule(1);
+        } else if (!TIMER) {
+            // The PERIOD-th call opens the first window.
+            schedule((int) PERIOD);
+        }
+        if (!TIMER) {
+            // Every call counts: the flag stays up.
+            armed = true;
+        }
+    }
+
+    private Cbs() {
+    }
+
+    /** At exit: no more ticks, no more samples while the profile is written. */
+    private static void stop() {
+        if (TIMER_THREAD != null) {
+            TIMER_THREAD.finish();
+        }
+        armed = false;
+        exiting = true;
+    }
+
+    /** A call whose callee the instruction fixes: static, special, private or final. */
+    public static void call(int site) {
+        if (--countdown <= 0 && due()) {
+            sample(site, null);
+        }
+    }
+
+    /** A virtual or interface call on {@code receiver}; a null receiver makes no call and is not counted. */
+    public static void call(Object receiver, int site) {
+        if (receiver != null && --countdown <= 0 && due()) {
+            sample(site, receiver);
+        }
+    }
+
+    /*
+     * The entry placements, built by KOMORIUM_CBS_PLACEMENT for measurement (CbsCallers): Figure 3
+     * at the entry of each instrumented method, the caller found from the stack, or from a call
+     * site number stored before every invoke in a static or a per-thread slot.
+     */
+
+    /** Entry of the method of entry site {@code site}; the caller from a stack walk. */
+    public static void entry(int site) {
+        if (--countdown <= 0 && due()) {
+            CbsCallers.fromStack(site);
+        }
+    }
+
+    /** Entry, the caller from the site every instrumented invoke stored in {@link #lastSite}. */
+    public static void entryAfterSite(int site) {
+        if (--countdown <= 0 && due()) {
+            CbsCallers.fromSlot(site, lastSite, "entry-site");
+        }
+    }
+
+    /** Entry, the caller from the site every instrumented invoke stored in its thread's slot. */
+    public static void entryAfterThreadSite(int site) {
+        if (--countdown <= 0 && due()) {
+            CbsCallers.fromSlot(site, THREAD_SITE.get()[0], "entry-thread");
+        }
+    }
+
+    /** The call site about to invoke, for {@link #entryAfterSite} (racy between threads: measured, not exact). */
+    public static int lastSite = -1;
+
+    public static void site(int site) {
+        lastSite = site;
+    }
+
+    private static final ThreadLocal<int[]> THREAD_SITE = new ThreadLocal<int[]>() {
+        @Override
+        protected int[] initialValue() {
+            return new int[] {-1};
+        }
+    };
+
+    public static void threadSite(int site) {
+        THREAD_SITE.get()[0] = site;
+    }
+
+    private static void schedule(int calls) {
+        countdown = calls;
+        pending = calls;
+    }
+
+    /**
+     * The call that brought countdown to zero: Figure 3's slow path. Returns whether it is a
+     * sample. With a counting trigger every call counts towards the end of the period, in a window
+     * or not; the call that ends a period outside a window opens one and is its first call (so
+     * that period 1, stride 1 and unbounded samples record every call: the exhaustive profile).
+     */
+    static boolean due() {
+        if (GRID) {
+            schedule(1);
+            return true;
+        }
+        if (!TIMER) {
+            counted += pending;
+            if (!window) {
+                window = true;
+                left = SAMPLES;
+                int start = ONE.nextStart();
+                if (start > 1) {
+                    schedule(start - 1);
+                    return false;
+                }
+            }
+        }
+        if (--left > 0) {
+            schedule(STRIDE);
+        } else {
+            window = false;
+            if (TIMER) {
+                armed = false;
+                schedule(Integer.MAX_VALUE);
+            } else {
+                schedule((int) ((counted / PERIOD + 1) * PERIOD - counted));
+            }
+        }
+        return true;
+    }
+
+    /**
+     * A timer tick: a window opens unless one is open, its first sample 1 to STRIDE calls away. A
+     * window that is open while the flag is down lost a race with the call that closed the one
+     * before (it lowered the flag after this thread opened the next); it opens again.
+     */
+    static void timerTick() {
+        ticks++;
+        if (GRID) {
+            for (CbsWindow w : WINDOWS) {
+                w.start();
+            }
+        } else if (!window || !armed) {
+            left = SAMPLES;
+            schedule(ONE.nextStart());
+            window = true;
+        }
+        armed = true;
+    }
+
+    /** A sample of the call at {@code site}: the method it runs, from the receiver when it has one. */
+    static void sample(int site, Object receiver) {
+        if (GRID) {
+            gridCall(site, receiver);
+        } else {
+            record(site, receiver == null ? Callees.named(site) : Callees.of(site, receiver));
+        }
+    }
+
+    static void record(int site, int callee) {
+        ONE.record(site, callee);
+    }
+
+    /** The grid's call: every cell's window counts it (CbsWindow.count); the callee is looked up once, if a cell samples. */
+    private static void gridCall(int site, Object receiver) {
+        if (!TIMER && --untilWindow <= 0) {
+            untilWindow = PERIOD;
+            ticks++;
+            for (CbsWindow w : WINDOWS) {
+                w.start();
+            }
+        }
+        int callee = -1;
+        boolean open = false;
+        for (CbsWindow w : WINDOWS) {
+            if (w.count()) {
+                if (callee < 0) {
+                    callee = receiver == null ? Callees.named(site) : Callees.of(site, receiver);
+                }
+                w.record(site, callee);
+            }
+            open |= w.open;
+        }
+        if (TIMER && !open) {
+            armed = false;
+        }
+    }
+
+    /** Triggers so far: timer ticks, or the periods the counted calls completed. */
+    private static long triggers() {
+        return TIMER || GRID ? ticks : (counted + pending - countdown) / PERIOD;
+    }
+
+    /** The timer trigger: a daemon thread (it never keeps the JVM alive) that arms the flag every period. */
+    private static final class Timer extends Thread {
+        private volatile boolean stopped;
+        private long first;
+        private long last;
+
+        private Timer() {
+            super("komorium-cbs-timer");
+            setDaemon(true);
+        }
+
+        static Timer launch() {
+            Timer t = new Timer();
+            try {
+                t.start();
+            } catch (RuntimeException | Error e) {
+                Report.error("komorium: cbs cannot start its timer thread (" + Report.describe(e) + "); no call will be sampled");
+            }
+            return t;
+        }
+
+        @Override
+        public void run() {
+            // Fixed rate: each tick is due a period after the previous one was due, so a late
+            // wake-up (a loaded machine) does not shift all later ticks; ticks more than a period
+            // late are skipped, and the achieved period shows it.
+            long due = System.nanoTime() + PERIOD;
+            while (!stopped) {
+                long now = System.nanoTime();
+                if (now < due) {
+                    LockSupport.parkNanos(this, due - now);
+                    continue;
+                }
+                synchronized (this) {
+                    if (ticks == 0) {
+                        first = now;
+                    }
+                    last = now;
+                }
+                timerTick();
+                due += PERIOD;
+                if (due < now) {
+                    due = now + PERIOD;
+                }
+            }
+        }
+
+        /** Nanoseconds between ticks on average, or 0 before the second one. */
+        synchronized long achieved() {
+            return ticks < 2 ? 0 : (last - first) / (ticks - 1);
+        }
+
+        void finish() {
+            stopped = true;
+            interrupt();
+        }
+    }
+
+    private static final class Section implements Profiles.Section {
+        private String description = "";
+
+        @Override
+        public String kind() {
+            return "cbs";
+        }
+
+        @Override
+        public String describe() {
+            return description;
+        }
+
+        /*
+         * Profiles writes a section at exit and for every online dump (Control, Dumps) while the
+         * program runs: sampling stops only at exit (stop()), and the grid's cells, one file each
+         * beside the final profile, are written only then.
+         */
+        @Override
+        public void write(ProfileFile file) {
+            description = "cbs: " + writeSection(file, ONE);
+            if (GRID && exiting) {
+                // The grid's cells: one file each beside the profile (which holds the first cell).
+                for (CbsWindow w : WINDOWS) {
+                    String out = Config.out().replaceFirst("(\\.kprof)?$", "") + ".stride-" + w.stride + ".samples-" + w.samples + ".kprof";
+                    try {
+                        ProfileFile cell = new ProfileFile();
+                        writeSection(cell, w);
+                        cell.write(new java.io.File(out));
+                    } catch (java.io.IOException | RuntimeException e) {
+                        Report.error("komorium: cannot write the grid profile " + out + ": " + e);
+                    }
+                }
+                description += "; " + WINDOWS.length + " grid cells beside it";
+            }
+        }
+
+        private String writeSection(ProfileFile file, CbsWindow w) {
+            EdgeCounts edges = EdgeCounts.of(file, w.tables());
+            file.section(kind());
+            file.record("trigger", TRIGGER);
+            file.record("placement", placement);
+            file.record("period", PERIOD);
+            file.record("achieved", TIMER_THREAD != null ? TIMER_THREAD.achieved() : PERIOD);
+            file.record("stride", w.stride);
+            file.record("window", w.samples);
+            file.record("seed", Config.seed());
+            file.record("ticks", triggers());
+            file.record("windows", w.windows);
+            file.record("samples", edges.calls);
+            file.record("dropped", dropped);
+            for (EdgeCounts.Edge e : edges.edges) {
+                file.record("edge", e.site, e.callee, e.count);
+            }
+            return edges.calls + " samples on " + edges.edges.size() + " edges in " + w.windows + " windows";
+        }
+    }
+}

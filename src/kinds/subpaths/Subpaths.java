@@ -1,0 +1,122 @@
+package komorium.runtime;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The runtime of the {@code subpaths} profile kind: online subpath profiling after seed 003 (OSP).
+ * Every block entry of instrumented code calls {@link #enterBlock(int)} (the framework's exhaustive
+ * layout with {@code block} events). Its fast path is the thesis' skip logic: one decrement of the
+ * running thread's skip counter. When it runs out, a subpath of 2^n blocks starts here (n = 1..N,
+ * probability proportional to 1/2^n), the following blocks of the same thread are appended, and the
+ * finished subpath goes into the hot list ({@link SubpathHotList}), a Gibbons–Matias concise sample in
+ * bounded memory. {@code -Dkomorium.subpaths.mode=exact} counts every subpath instead (the ground
+ * truth, {@link SubpathExact}); {@code skip} runs the skip logic alone, the thesis' t3.
+ *
+ * <p>The running thread's state is found through a one-entry cache: the state of the thread that ran
+ * last, compared with {@code Thread.currentThread()} (an intrinsic), so a single busy thread pays a
+ * compare and a decrement per block instead of a ThreadLocal lookup. Another thread misses, looks its
+ * state up and takes the cache over after 64 misses in a row, so that two threads running at once do
+ * not write the shared slot on every block. Each thread's counter, random generator and unfinished
+ * subpaths are its own: a subpath never mixes two threads' blocks, and a thread samples the same way
+ * whatever the others do.
+ */
+public final class Subpaths {
+    static final int MODE_SAMPLE = 0;
+    static final int MODE_SKIP = 1;
+    static final int MODE_EXACT = 2;
+
+    static final int MODE = SubpathConfig.mode();
+    /** N: subpaths of 2^1 .. 2^N blocks. */
+    static final int LOG_MAX = SubpathConfig.logMaxLength();
+    static final int MAX_LENGTH = 1 << LOG_MAX;
+    // Every setting is read now, in every mode, so that a bad value stops the program before it runs.
+    static final String CONFIDENCE = SubpathConfig.confidence();
+    static final int MEMORY = SubpathConfig.memory();
+    static final int INTERVAL = SubpathConfig.interval();
+    static final int EXACT_LIMIT = SubpathConfig.exactLimit();
+    static final int EXACT_TOP = SubpathConfig.exactTop();
+
+    private static final List<SubpathState> STATES = new ArrayList<SubpathState>();
+    /** Threads that ran instrumented code; guarded by STATES. */
+    private static int registered;
+    /** Blocks of the threads whose state was dropped when they ended; guarded by STATES. */
+    private static long endedBlocks;
+    private static final ThreadLocal<SubpathState> MINE = new ThreadLocal<SubpathState>() {
+        @Override
+        protected SubpathState initialValue() {
+            synchronized (STATES) {
+                if ((registered & 63) == 63) {
+                    dropEnded();
+                }
+                SubpathState s = new SubpathState(Thread.currentThread(), registered++);
+                STATES.add(s);
+                return s;
+            }
+        }
+    };
+    /** The state of the thread that ran last; racy on purpose (a state is only ever changed by its own thread). */
+    private static SubpathState cached = new SubpathState(null, -1);
+
+    static {
+        Profiles.register(new SubpathSection());
+    }
+
+    private Subpaths() {
+    }
+
+    /** A basic block of instrumented code starts: the thesis' enterBlock. */
+    public static void enterBlock(int site) {
+        SubpathState s = cached;
+        if (s.thread == Thread.currentThread()) {
+            if (--s.skip <= 0) {
+                s.slow(site);
+            }
+        } else {
+            miss(site);
+        }
+    }
+
+    private static void miss(int site) {
+        SubpathState s = MINE.get();
+        if (++s.misses >= 64) {
+            s.misses = 0;
+            cached = s;
+        }
+        if (--s.skip <= 0) {
+            s.slow(site);
+        }
+    }
+
+    /**
+     * Keeps the blocks of threads that ended and lets their state (and Thread) go, so that a program
+     * that starts thread after thread does not keep them all; their unfinished subpaths never ended.
+     */
+    private static void dropEnded() {
+        for (java.util.Iterator<SubpathState> it = STATES.iterator(); it.hasNext(); ) {
+            SubpathState s = it.next();
+            if (!s.thread.isAlive()) {
+                endedBlocks += s.blocks();
+                it.remove();
+            }
+        }
+    }
+
+    /** Blocks run by all threads, ended ones included (racy for threads still running). */
+    static long blocks() {
+        synchronized (STATES) {
+            long n = endedBlocks;
+            for (SubpathState s : STATES) {
+                n += s.blocks();
+            }
+            return n;
+        }
+    }
+
+    /** Threads that ran instrumented code. */
+    static int threads() {
+        synchronized (STATES) {
+            return registered;
+        }
+    }
+}

@@ -1,0 +1,390 @@
+/**
+ * Issue 20: the cbs kind (seed 004). On every Java fixture the instrumented jars verify in HotSpot
+ * and print exactly what the plain program prints, sampled by the timer and by the counting
+ * trigger; with period 1, stride 1 and unbounded samples the counting trigger records every call,
+ * edge for edge what call-edges counts in the same run. The counting trigger gives the same call
+ * graph under -Xint, C1 and C2; the timer thread never keeps the JVM alive and the profile is
+ * written at a normal end, at System.exit and on SIGTERM; bad -D values stop the program before
+ * it runs; and the CLI reports, draws, merges and measures cbs profiles.
+ */
+import { beforeAll, describe, expect, test } from 'vitest';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { jarDir, javac, repoRoot, runJava, tmpDir } from './support/java.js';
+import { cli, instrument } from './support/komorium.js';
+import { describeVerify, verifyJar, type VerifyResult } from './support/verify.js';
+import { loadFixtures, type Fixture } from './support/fixtures.js';
+import { readDocument } from '../src/profile/read.js';
+import { kindNamed } from '../src/kinds/index.js';
+import { SectionReader } from '../src/profile/document.js';
+import type { CallEdge } from '../src/kinds/call-graph.js';
+import type { Cbs } from '../src/kinds/cbs/section.js';
+
+/** Fixtures whose calls differ from run to run (framework.test.ts says why): outputs compared, profiles not. */
+const NONDETERMINISTIC = new Set(['control']);
+/** The counting trigger with period 1, stride 1 and samples unbounded: every call is a sample. */
+const EVERY_CALL = ['-Dkomorium.cbs.trigger=checks', '-Dkomorium.cbs.period=1', '-Dkomorium.cbs.stride=1', '-Dkomorium.cbs.samples=2147483647'];
+/** The timer, fast, so that even short fixtures are sampled. */
+const TIMER = ['-Dkomorium.cbs.period=200us', '-Dkomorium.cbs.stride=3', '-Dkomorium.cbs.samples=4'];
+
+function section<T>(path: string, kind: string): T {
+  const doc = readDocument(path);
+  const raw = doc.sections.find((s) => s.kind === kind);
+  if (!raw) throw new Error(`${path} has no ${kind} section`);
+  return kindNamed(kind)!.section.read(new SectionReader(doc, raw)) as T;
+}
+
+const edgeRows = (edges: CallEdge[]) =>
+  edges.map((e) => `${e.site.key} -> ${e.callee.key} ${e.count}`).sort();
+
+/** Profile records that do not depend on the run: everything but the file header. */
+const data = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => !l.startsWith('header\t'))
+    .join('\n');
+
+/** The inheritance fixture compiled into `work`/p.jar, and the fixture. */
+async function inheritanceJar(work: string): Promise<{ plain: string; fixture: Fixture }> {
+  const classes = join(work, 'classes');
+  mkdirSync(classes);
+  const fixture = loadFixtures().find((f) => f.name === 'inheritance')!;
+  javac(fixture.sources, classes, { release: 17 });
+  const plain = join(work, 'p.jar');
+  await jarDir(classes, plain);
+  return { plain, fixture };
+}
+
+interface Built {
+  work: string;
+  plain: string;
+  cbs: string;
+  both: string;
+  verify: Record<'cbs' | 'both', VerifyResult>;
+}
+
+async function build(release: number, list: Fixture[]): Promise<Built> {
+  const work = tmpDir(`komorium-cbs-${release}-`);
+  const classes = join(work, 'classes');
+  mkdirSync(classes);
+  javac(list.flatMap((f) => f.sources), classes, { release });
+  const plain = join(work, 'fixtures.jar');
+  await jarDir(classes, plain);
+  const cbs = join(work, 'cbs.jar');
+  const both = join(work, 'both.jar');
+  instrument(plain, cbs, ['-q', '--profile', 'cbs']);
+  instrument(plain, both, ['-q', '--profile', 'cbs,call-edges', '--layout', 'exhaustive']);
+  return { work, plain, cbs, both, verify: { cbs: verifyJar(cbs), both: verifyJar(both) } };
+}
+
+for (const release of [8, 17]) {
+  const list = loadFixtures().filter((f) => f.minRelease <= release && f.pluginSources.length === 0);
+
+  describe(`cbs on every fixture, release ${release}`, () => {
+    let b: Built;
+    beforeAll(async () => {
+      b = await build(release, list);
+    });
+
+    test('the instrumented jars verify', () => {
+      for (const jar of ['cbs', 'both'] as const) {
+        const v = b.verify[jar];
+        expect(v.verifyErrors, `${jar}: ${describeVerify(v)}`).toEqual([]);
+        expect(v.other, `${jar}: ${describeVerify(v)}`).toEqual([]);
+        expect(v.verified, jar).toBe(v.classes);
+      }
+    });
+
+    for (const f of list) {
+      test(`${f.name}: same output sampled by the timer and by every call; every call is the call-edges profile`, async () => {
+        const run = (jar: string, props: string[], out: string) =>
+          runJava({ cp: [jar], main: `${f.name}.Main`, jvmArgs: ['-Dkomorium.quiet', `-Dkomorium.out=${out}`, ...props], timeoutMs: 180_000 });
+        const out = (what: string) => join(b.work, `${f.name}-${what}.kprof`);
+        const [plain, timer, every] = await Promise.all([
+          runJava({ cp: [b.plain], main: `${f.name}.Main` }),
+          run(b.cbs, TIMER, out('timer')),
+          run(b.both, EVERY_CALL, out('every')),
+        ]);
+        expect(plain.stdout).toBe(f.expected);
+        for (const [what, r] of [['timer', timer], ['every call', every]] as const) {
+          expect(r.stdout, what).toBe(plain.stdout);
+          expect(r.stderr, what).toBe(plain.stderr);
+          expect(r.code, what).toBe(plain.code);
+        }
+        expect(section<Cbs>(out('timer'), 'cbs').header.trigger).toBe('timer');
+        if (NONDETERMINISTIC.has(f.name)) return;
+        const exhaustive = section<{ edges: CallEdge[] }>(out('every'), 'call-edges').edges;
+        const sampled = section<Cbs>(out('every'), 'cbs');
+        expect(exhaustive.length).toBeGreaterThan(0);
+        expect(edgeRows(sampled.edges)).toEqual(edgeRows(exhaustive));
+        expect(sampled.header.windows).toBe(1);
+      });
+    }
+  });
+}
+
+describe('the entry placements measured against the call placement (KOMORIUM_CBS_PLACEMENT)', () => {
+  test('sampling every entry, they see the calls into instrumented methods: the slots exactly, the stack walk all but the ambiguous lines', async () => {
+    const work = tmpDir('komorium-cbs-placements-');
+    const { plain, fixture: f } = await inheritanceJar(work);
+    for (const placement of ['entry-site', 'entry-thread', 'entry-stack']) {
+      const jar = join(work, `${placement}.jar`);
+      const r = cli(['instrument', plain, '-o', jar, '-q', '--profile', 'cbs,call-edges', '--layout', 'exhaustive'], { env: { KOMORIUM_CBS_PLACEMENT: placement } });
+      expect(r.code, r.stderr).toBe(0);
+      const out = join(work, `${placement}.kprof`);
+      const run = await runJava({ cp: [jar], main: 'inheritance.Main', jvmArgs: ['-Dkomorium.quiet', `-Dkomorium.out=${out}`, ...EVERY_CALL] });
+      expect(run.stdout).toBe(f.expected);
+      const cbs = section<Cbs>(out, 'cbs');
+      expect(cbs.header.placement).toBe(placement);
+      // Calls from the JVM and the JDK into the fixture (main, toString from string concatenation) have no instrumented caller.
+      expect(cbs.header.dropped).toBeGreaterThan(0);
+      const intoFixture = section<{ edges: CallEdge[] }>(out, 'call-edges').edges.filter((e) => e.callee.className.startsWith('inheritance/'));
+      if (placement !== 'entry-stack') {
+        expect(edgeRows(cbs.edges), placement).toEqual(edgeRows(intoFixture));
+        continue;
+      }
+      // The stack gives the caller's line: Main.main calls IntNode.get twice on one line, and those samples are dropped, not guessed.
+      const exact = new Map(intoFixture.map((e) => [`${e.site.key} ${e.callee.key}`, e.count]));
+      for (const e of cbs.edges) expect(exact.get(`${e.site.key} ${e.callee.key}`)).toBe(e.count);
+      const missed = intoFixture.filter((e) => !cbs.edges.some((c) => c.site.key === e.site.key && c.callee.key === e.callee.key));
+      expect(missed.map((e) => `${e.site.method.name}:${e.site.line} ${e.callee.name}`)).toEqual(['main:193 get', 'main:193 get']);
+    }
+  });
+});
+
+/** samples/hot, plain and instrumented with cbs, and its output for `args`. */
+async function hotJars(work: string, args: string[]): Promise<{ jar: string; expected: string }> {
+  const classes = join(work, 'classes');
+  mkdirSync(classes);
+  javac([join(repoRoot, 'samples', 'hot', 'Main.java')], classes, { release: 17 });
+  const plain = join(work, 'hot.jar');
+  await jarDir(classes, plain);
+  const expected = (await runJava({ cp: [plain], main: 'Main', args })).stdout;
+  const jar = join(work, 'hot-cbs.jar');
+  instrument(plain, jar, ['-q', '--profile', 'cbs']);
+  return { jar, expected };
+}
+
+describe('the grid in one run (-Dkomorium.cbs.grid)', () => {
+  test('with the counting trigger every cell is byte for byte the run of that cell alone', async () => {
+    const work = tmpDir('komorium-cbs-grid-');
+    const args = ['100000'];
+    const { jar, expected } = await hotJars(work, args);
+    const props = ['-Dkomorium.quiet', '-Dkomorium.cbs.trigger=checks', '-Dkomorium.cbs.period=2000'];
+    const grid = await runJava({ cp: [jar], main: 'Main', args, jvmArgs: [...props, '-Dkomorium.cbs.grid=1,5x1,6', `-Dkomorium.out=${join(work, 'grid.kprof')}`] });
+    expect(grid.stdout).toBe(expected);
+    // The profile itself holds the first cell.
+    expect(data(join(work, 'grid.kprof'))).toBe(data(join(work, 'grid.stride-1.samples-1.kprof')));
+    for (const [stride, samples] of [[1, 1], [1, 6], [5, 1], [5, 6]]) {
+      const out = join(work, `alone-${stride}-${samples}.kprof`);
+      const r = await runJava({ cp: [jar], main: 'Main', args, jvmArgs: [...props, `-Dkomorium.cbs.stride=${stride}`, `-Dkomorium.cbs.samples=${samples}`, `-Dkomorium.out=${out}`] });
+      expect(r.stdout).toBe(expected);
+      const cell = data(join(work, `grid.stride-${stride}.samples-${samples}.kprof`));
+      expect(cell, `${stride}/${samples}`).toMatch(/^edge\t/m);
+      expect(cell, `${stride}/${samples}`).toBe(data(out));
+    }
+  });
+});
+
+describe('the counting trigger does not depend on the JIT', () => {
+  test('samples/hot gives byte-identical cbs sections under -Xint, C1 and C2, and run to run', async () => {
+    const work = tmpDir('komorium-cbs-jit-');
+    const args = ['300000'];
+    const { jar, expected } = await hotJars(work, args);
+    const modes: Record<string, string[]> = { int: ['-Xint'], c1: ['-XX:TieredStopAtLevel=1'], c2: [], again: [] };
+    const outs: Record<string, string> = {};
+    for (const [name, flags] of Object.entries(modes)) {
+      const out = join(work, `${name}.kprof`);
+      const r = await runJava({
+        cp: [jar],
+        main: 'Main',
+        args,
+        jvmArgs: [...flags, '-Dkomorium.quiet', '-Dkomorium.cbs.trigger=checks', '-Dkomorium.cbs.period=5000', '-Dkomorium.cbs.stride=7', `-Dkomorium.out=${out}`],
+      });
+      expect(r.stdout, name).toBe(expected);
+      outs[name] = data(out);
+    }
+    expect(outs.int).toMatch(/^edge\t/m);
+    expect(outs.int).toMatch(/^windows\t[1-9]/m);
+    for (const name of ['c1', 'c2', 'again']) expect(outs[name], name).toBe(outs.int);
+  });
+});
+
+describe('the timer thread', () => {
+  let work: string;
+  let jar: string;
+  beforeAll(async () => {
+    work = tmpDir('komorium-cbs-timer-');
+    const src = join(work, 'src');
+    mkdirSync(join(src, 'spin'), { recursive: true });
+    // Calls for a while, then ends as asked: by returning from main, by System.exit(3), or never.
+    writeFileSync(
+      join(src, 'spin', 'Main.java'),
+      `package spin;
+public class Main {
+  static int f(int x) { return x * 31 + 7; }
+  public static void main(String[] args) throws Exception {
+    long until = System.nanoTime() + 400_000_000L;
+    int s = 0;
+    while (System.nanoTime() < until) for (int i = 0; i < 1000; i++) s = f(s);
+    System.out.println("running " + (s == 42));
+    if (args[0].equals("exit")) System.exit(3);
+    while (args[0].equals("forever")) for (int i = 0; i < 1000; i++) s = f(s);
+  }
+}
+`,
+    );
+    const classes = join(work, 'classes');
+    mkdirSync(classes);
+    javac([join(src, 'spin', 'Main.java')], classes, { release: 8 });
+    const plain = join(work, 'spin.jar');
+    await jarDir(classes, plain);
+    jar = join(work, 'spin-cbs.jar');
+    instrument(plain, jar, ['-q', '--profile', 'cbs']);
+  });
+
+  const complete = (path: string) => {
+    const s = section<Cbs>(path, 'cbs');
+    expect(s.header.ticks).toBeGreaterThan(5);
+    expect(s.header.windows).toBeGreaterThan(5);
+    expect(s.header.achieved).toBeGreaterThan(0);
+    expect(s.header.samples).toBe(s.edges.reduce((n, e) => n + e.count, 0));
+    expect(s.edges.map((e) => `${e.site.method.name}->${e.callee.name}`)).toContain('main->f');
+  };
+
+  for (const [mode, code, signal] of [
+    ['return', 0, undefined],
+    ['exit', 3, undefined],
+    ['forever', 143, 'SIGTERM'],
+  ] as const) {
+    test(`${mode === 'forever' ? 'SIGTERM' : mode === 'exit' ? 'System.exit' : 'main returns'}: the JVM ends at once and the profile is complete`, async () => {
+      const out = join(work, `${mode}.kprof`);
+      const t0 = Date.now();
+      const r = await runJava({
+        cp: [jar],
+        main: 'spin.Main',
+        args: [mode],
+        jvmArgs: ['-Dkomorium.quiet', '-Dkomorium.cbs.period=5ms', `-Dkomorium.out=${out}`],
+        signalWhen: signal ? { when: 'running', signal } : undefined,
+        timeoutMs: 60_000,
+      });
+      expect(r.timedOut).toBe(false);
+      expect(r.code).toBe(code);
+      expect(r.stdout).toBe('running false\n');
+      // 0.4 s of calls; a timer thread that kept the JVM alive would hit the 60 s timeout.
+      expect(Date.now() - t0).toBeLessThan(30_000);
+      complete(out);
+    });
+  }
+});
+
+describe('bad -D values stop the program before it runs', () => {
+  const cases: [string, RegExp][] = [
+    ['-Dkomorium.cbs.stride=0', /^komorium: -Dkomorium\.cbs\.stride=0 is not valid \(expected an integer >= 1\); the program was not started$/],
+    ['-Dkomorium.cbs.samples=-1', /^komorium: -Dkomorium\.cbs\.samples=-1 is not valid \(expected an integer >= 1\); the program was not started$/],
+    ['-Dkomorium.cbs.period=soon', /^komorium: -Dkomorium\.cbs\.period=soon is not valid \(expected a duration .*\); the program was not started$/],
+    ['-Dkomorium.cbs.period=10xs', /^komorium: -Dkomorium\.cbs\.period=10xs is not valid/],
+    ['-Dkomorium.cbs.period=0ms', /^komorium: -Dkomorium\.cbs\.period=0ms is not valid/],
+    ['-Dkomorium.cbs.trigger=clock', /^komorium: -Dkomorium\.cbs\.trigger=clock is not valid \(expected timer, checks or bytecodes\); the program was not started$/],
+    ['-Dkomorium.cbs.grid=1,0x16', /^komorium: -Dkomorium\.cbs\.grid=1,0x16 is not valid \(expected two comma-separated lists of integers >= 1 joined by x, such as 1,3,7x1,16\); the program was not started$/],
+  ];
+  let jar: string;
+  let work: string;
+  beforeAll(async () => {
+    work = tmpDir('komorium-cbs-bad-');
+    const { plain } = await inheritanceJar(work);
+    jar = join(work, 'p-cbs.jar');
+    instrument(plain, jar, ['-q', '--profile', 'cbs']);
+  });
+
+  test.each([...cases, ['-Dkomorium.cbs.trigger=checks -Dkomorium.cbs.period=10ms', /^komorium: -Dkomorium\.cbs\.period=10ms is not valid \(expected a number of calls >= 1 with komorium\.cbs\.trigger=checks; a duration only with the timer\)/] as [string, RegExp]])(
+    '%s',
+    async (props, message) => {
+      const out = join(work, 'never.kprof');
+      const r = await runJava({ cp: [jar], main: 'inheritance.Main', jvmArgs: [...props.split(' '), `-Dkomorium.out=${out}`] });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      const lines = r.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(message);
+      expect(existsSync(out)).toBe(false);
+    },
+  );
+});
+
+describe('the CLI with cbs profiles', () => {
+  let work: string;
+  let every: string;
+  let sampled: string;
+  beforeAll(async () => {
+    work = tmpDir('komorium-cbs-cli-');
+    const { plain } = await inheritanceJar(work);
+    const both = join(work, 'both.jar');
+    instrument(plain, both, ['-q', '--profile', 'cbs,call-edges', '--layout', 'exhaustive']);
+    every = join(work, 'every.kprof');
+    sampled = join(work, 'sampled.kprof');
+    await runJava({ cp: [both], main: 'inheritance.Main', jvmArgs: ['-Dkomorium.quiet', `-Dkomorium.out=${every}`, ...EVERY_CALL] });
+    await runJava({
+      cp: [both],
+      main: 'inheritance.Main',
+      jvmArgs: ['-Dkomorium.quiet', `-Dkomorium.out=${sampled}`, '-Dkomorium.cbs.trigger=checks', '-Dkomorium.cbs.period=3', '-Dkomorium.cbs.stride=2', '-Dkomorium.cbs.samples=2'],
+    });
+  });
+
+  test('a sampled layout beside cbs is refused: cbs samples by its own trigger', () => {
+    const r = cli(['instrument', '/usr/share/java/commons-lang3.jar', '-o', join(work, 'x.jar'), '--profile', 'cbs,call-edges']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/cbs samples by its own trigger and cannot share the sampled --layout full-dup with call-edges: add --layout exhaustive/);
+    expect(existsSync(join(work, 'x.jar'))).toBe(false);
+  });
+
+  test('report: the top edges with their sites as stack traces show them, and --method', () => {
+    const r = cli(['report', sampled]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^cbs: [\d,]+ samples on \d+ edges in \d+ windows \(checks trigger every 3 calls, stride 2, 2 samples per window\)$/m);
+    // Sites as a stack trace shows a position, Class.method(File.java:line); callees as methods.
+    expect(r.stdout).toMatch(/^ +[\d.]+% +\d+ +inheritance\.Main(\$\w+)?\.[\w<>]+\(Main\.java:\d+\) +→ +inheritance\.Main\$\w+\.\w+\(/m);
+    const m = cli(['report', sampled, '--method', 'inheritance.Main$Animal.speak']);
+    expect(m.stdout).toMatch(/Called from \(\d+ edges\):/);
+    expect(m.stdout).toMatch(/Calls \(\d+ edges\):/);
+  });
+
+  test('report --format dot: one digraph per call graph, the heaviest edges', () => {
+    const r = cli(['report', every, '--format', 'dot', '--top', '5']);
+    expect(r.code).toBe(0);
+    const graphs = r.stdout.match(/^digraph "([^"]+)" \{$/gm);
+    expect(graphs).toEqual(['digraph "call-edges" {', 'digraph "cbs" {']);
+    expect(r.stdout.match(/ -> /g)).toHaveLength(10);
+    // The same graph in both: every call was a sample.
+    const [ce, cbs] = r.stdout.split('\n\n');
+    expect(cbs!.replace('digraph "cbs"', 'digraph "call-edges"')).toBe(ce + '\n');
+    const none = cli(['report', join(repoRoot, 'test', 'fixtures', 'profiles', 'exact.kprof'), '--format', 'dot']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/--format dot draws a call graph \(a call-edges or cbs section\), and this profile holds komorium/);
+  });
+
+  test('diff --accuracy measures cbs against the call-edges section of the exhaustive profile', () => {
+    const self = cli(['diff', '--accuracy', every, every]);
+    expect(self.code).toBe(0);
+    expect(self.stdout).toMatch(/^ {2}cbs against call-edges\s+100\.00%/m);
+    const r = cli(['diff', '--accuracy', every, sampled, '--format', 'json']);
+    const rows = JSON.parse(r.stdout).kinds as { kind: string; against?: string; overlap: number }[];
+    const cbs = rows.find((x) => x.kind === 'cbs')!;
+    expect(cbs.against).toBe('call-edges');
+    expect(cbs.overlap).toBeGreaterThan(0.3);
+    expect(cbs.overlap).toBeLessThan(1);
+  });
+
+  test('merge sums cbs sections of the same sampling and refuses different ones', async () => {
+    const merged = join(work, 'merged.kprof');
+    const r = cli(['merge', sampled, sampled, '-o', merged]);
+    expect(r.code, r.stderr).toBe(0);
+    const one = section<Cbs>(sampled, 'cbs');
+    const two = section<Cbs>(merged, 'cbs');
+    expect(two.header.samples).toBe(2 * one.header.samples);
+    expect(two.header.windows).toBe(2 * one.header.windows);
+    const bad = cli(['merge', sampled, every, '-o', join(work, 'bad.kprof')]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/the cbs section of .*every\.kprof was sampled with checks trigger every 1 calls, stride 1, .* but that of .*sampled\.kprof with checks trigger every 3 calls/);
+  });
+});

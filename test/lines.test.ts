@@ -1,0 +1,123 @@
+/**
+ * Line-level profiles: a check's slow path passes the line of its block, so the exact agent charges
+ * every block's bytecodes to its first line (exactly, with --checks all), and `--call-lines` records
+ * which line of the caller each context was called from, without changing the calling-context tree.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync } from 'node:fs';
+import { javac, jarDir, repoRoot, runJava, tmpDir } from './support/java.js';
+import { debianClasspathFor, debianJar, jflexJavaFlex } from './support/corpus.js';
+import { instrument } from './support/komorium.js';
+import { readProfile, type ContextNode, type Profile } from '../src/profile/index.js';
+
+const work = tmpDir('komorium-lines-');
+const source = join(repoRoot, 'test', 'fixtures', 'lines', 'Lines.java');
+
+async function profile(jar: string, name: string, agent: string): Promise<Profile> {
+  const out = join(work, name);
+  // Randomized: with a constant granularity the check that fires keeps the same phase in the loop.
+  const sampling = ['-Dkomorium.granularity=97', '-Dkomorium.random=50'];
+  const r = await runJava({ cp: [jar], main: 'Lines', jvmArgs: [`-Dkomorium.agent=${agent}`, ...sampling, `-Dkomorium.out=${out}`, '-Dkomorium.quiet'] });
+  expect(r.stderr).toBe('');
+  expect(r.stdout).toBe('2498500\n');
+  return readProfile(out);
+}
+
+const named = (p: Profile, path: string): ContextNode => {
+  let n = p.root;
+  for (const name of path.split('>')) n = n.children.find((c) => c.method!.name === name)!;
+  return n;
+};
+const byLine = (n: ContextNode) => new Map(n.self!.map((e) => [e.line, e.counter]));
+
+describe('line-level profiles', () => {
+  let plain: string;
+  beforeAll(async () => {
+    javac(source, join(work, 'classes'));
+    plain = join(work, 'lines.jar');
+    await jarDir(join(work, 'classes'), plain, { mainClass: 'Lines' });
+  });
+
+  it('the exact agent with --checks all charges each block to its own first line', async () => {
+    const jar = join(work, 'all.jar');
+    instrument(plain, jar, ['--checks', 'all', '--max-path', '0']);
+    const p = await profile(jar, 'all.kprof', 'exact');
+    const w = named(p, 'main>twice>work');
+    // javac's loop: line 4 `s = 0; i = 0` (4 bytecodes), line 5 the test `i < n` (3, n + 1 times),
+    // line 6 the body `s += i; i++; goto` (6, n times: the i++ of line 5 is in the block), line 8
+    // `return s` (2); run for n = 1000 and n = 2000.
+    expect(byLine(w)).toEqual(new Map([[4, 8], [5, 3 * 1001 + 3 * 2001], [6, 6 * 3000], [8, 4]]));
+    expect(w.self!.every((e) => e.thread === 'main')).toBe(true);
+  });
+
+  it('with the default checks a block without a check is charged to the next check, in the same method', async () => {
+    const jar = join(work, 'optimized.jar');
+    instrument(plain, jar);
+    const p = await profile(jar, 'optimized.kprof', 'exact');
+    const w = named(p, 'main>twice>work');
+    expect(w.counter).toBe(8 + 9006 + 18000 + 4);
+    expect([...byLine(w).values()].reduce((a, b) => a + b, 0)).toBe(w.counter);
+    // The loop body has no check of its own: its bytecodes go to the loop test's line.
+    expect(byLine(w).get(6)).toBeUndefined();
+    expect(byLine(w).get(5)).toBeGreaterThanOrEqual(9006 + 18000);
+  });
+
+  it('--call-lines: each context knows the line that called it, and the tree stays the same', async () => {
+    const off = join(work, 'off.jar');
+    const on = join(work, 'on.jar');
+    instrument(plain, off);
+    instrument(plain, on, ['--call-lines']);
+    const a = await profile(off, 'off.kprof', 'exact');
+    const b = await profile(on, 'on.kprof', 'exact');
+    const nodeLines = (path: string) => readFileSync(join(work, path), 'utf8').split('\n').filter((l) => l.startsWith('node\t') || l.startsWith('method\t'));
+    expect(nodeLines('on.kprof')).toEqual(nodeLines('off.kprof'));
+    expect(named(a, 'main>twice>work').calls).toBeUndefined();
+    const w = named(b, 'main>twice>work');
+    // work(1000) from line 12 and work(2000) from line 13: their bytecodes, 4 + 3(n + 1) + 6n + 2 each.
+    expect(w.calls).toEqual([
+      { line: 12, counter: 4 + 3 * 1001 + 6 * 1000 + 2 },
+      { line: 13, counter: 4 + 3 * 2001 + 6 * 2000 + 2 },
+    ]);
+    expect(named(b, 'main>twice').calls).toEqual([{ line: 18, counter: named(b, 'main>twice').total }]);
+  });
+
+  it('the sampling agent charges samples to lines in proportion', async () => {
+    const jar = join(work, 'sampled.jar');
+    instrument(plain, jar, ['--checks', 'all', '--max-path', '0']);
+    const p = await profile(jar, 'sampled.kprof', 'sampling');
+    const w = byLine(named(p, 'main>twice>work'));
+    // 18,000 of work's 27,018 bytecodes are on line 6, 9,006 on line 5: 2 to 1, about 280 samples.
+    const ratio = w.get(6)! / w.get(5)!;
+    expect(ratio).toBeGreaterThan(1.6);
+    expect(ratio).toBeLessThan(2.5);
+  });
+
+  it('--call-lines on a real program (Debian jflex): the same output, the same samples tree, and call lines', async () => {
+    const jar = debianJar('jflex');
+    const cp = debianClasspathFor('jflex').filter((p) => p !== jar);
+    const run = async (jarPath: string, name: string) => {
+      const dir = join(work, name);
+      mkdirSync(dir);
+      const out = join(work, `${name}.kprof`);
+      const r = await runJava({ cp: [jarPath, ...cp], main: 'jflex.Main', args: ['-d', dir, jflexJavaFlex()], jvmArgs: ['-Dkomorium.quiet', `-Dkomorium.out=${out}`] });
+      expect(r.code, r.stderr).toBe(0);
+      return { stdout: r.stdout.replaceAll(dir, '<out>'), scanner: readFileSync(join(dir, 'Scanner.java'), 'utf8'), profile: out };
+    };
+    const plain = join(work, 'jflex-plain.jar');
+    const lines = join(work, 'jflex-lines.jar');
+    instrument(jar, plain, ['--classpath', ...cp]);
+    instrument(jar, lines, ['--classpath', ...cp, '--call-lines']);
+    const a = await run(plain, 'jflex-a');
+    const b = await run(lines, 'jflex-b');
+    expect(b.stdout).toBe(a.stdout);
+    expect(b.scanner).toBe(a.scanner);
+    const tree = (f: string) => readFileSync(f, 'utf8').split('\n').filter((l) => /^(method|node|self|thread)\t/.test(l));
+    expect(tree(b.profile)).toEqual(tree(a.profile));
+    const p = readProfile(b.profile);
+    const called = p.nodes.filter((n) => n.calls !== undefined);
+    // Nearly every context below the root frame knows the line that called it.
+    expect(called.length / (p.nodes.length - 2)).toBeGreaterThan(0.9);
+  });
+});
