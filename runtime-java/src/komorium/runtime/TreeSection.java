@@ -58,6 +58,29 @@ final class TreeSection implements Profiles.Section {
      * The thread, self and call records after the nodes (docs/profile-format.md): thread names
      * sorted and numbered, each context's counter by thread and line, and by the line that called it.
      */
+    /**
+     * Threads still running while the profile is written (a shutdown hook, an online dump) update a
+     * context's counter and its line a moment apart, so the two may disagree by the increments in
+     * flight; the file says they sum up. The difference goes to an unknown line, or comes off the
+     * largest entry.
+     */
+    private static void balance(java.util.TreeMap<Long, long[]> sorted, long counter) {
+        long sum = 0;
+        Map.Entry<Long, long[]> largest = null;
+        for (Map.Entry<Long, long[]> e : sorted.entrySet()) {
+            sum += e.getValue()[0];
+            if (largest == null || e.getValue()[0] > largest.getValue()[0]) {
+                largest = e;
+            }
+        }
+        long diff = counter - sum;
+        if (diff > 0) {
+            add(sorted, SelfCounts.key(-1, -1), diff);
+        } else if (diff < 0 && largest != null && largest.getValue()[0] + diff >= 0) {
+            largest.getValue()[0] += diff;
+        }
+    }
+
     private static void writeBreakdown(ProfileFile file, TreeAgent agent, List<Node> emitted) {
         java.util.TreeMap<String, Integer> names = new java.util.TreeMap<String, Integer>();
         for (Node n : emitted) {
@@ -86,6 +109,7 @@ final class TreeSection implements Profiles.Section {
                 int thread = name == null ? -1 : names.get(name);
                 add(sorted, SelfCounts.key(thread, SelfCounts.line(e.getKey())), e.getValue()[0]);
             }
+            balance(sorted, n.counter);
             for (Map.Entry<Long, long[]> e : sorted.entrySet()) {
                 if (e.getValue()[0] != 0) {
                     file.record("self", n.id, SelfCounts.thread(e.getKey()), SelfCounts.line(e.getKey()), e.getValue()[0]);
