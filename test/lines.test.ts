@@ -11,6 +11,7 @@ import { javac, jarDir, repoRoot, runJava, tmpDir } from './support/java.js';
 import { debianClasspathFor, debianJar, jflexJavaFlex } from './support/corpus.js';
 import { instrument } from './support/komorium.js';
 import { readProfile, type ContextNode, type Profile } from '../src/profile/index.js';
+import { renderText } from '../src/report/text.js';
 
 const work = tmpDir('komorium-lines-');
 const source = join(repoRoot, 'test', 'fixtures', 'lines', 'Lines.java');
@@ -81,6 +82,12 @@ describe('line-level profiles', () => {
       { line: 13, counter: 4 + 3 * 2001 + 6 * 2000 + 2 },
     ]);
     expect(named(b, 'main>twice').calls).toEqual([{ line: 18, counter: named(b, 'main>twice').total }]);
+    // The text call tree names a context by its file and the line it was called from (the heavier of
+    // two), never by the method's first line.
+    const tree = (p: Profile) => { const t = renderText(p, { threshold: 0 }); return t.slice(t.indexOf('Call tree')); };
+    expect(tree(b)).toMatch(/─ \S+\.twice\(int\) \(\w+\.java, called from line 18\)$/m);
+    expect(tree(b)).toMatch(/─ \S+\.work\(int\) \(\w+\.java, called from line 13\)$/m);
+    expect(tree(a)).toMatch(/─ \S+\.work\(int\) \(\w+\.java\)$/m);
   });
 
   it('the sampling agent charges samples to lines in proportion', async () => {
