@@ -65,12 +65,11 @@ describe('line-level profiles', () => {
     expect(byLine(w).get(5)).toBeGreaterThanOrEqual(9006 + 18000);
   });
 
-  it('call lines (the default): each context knows the line that called it, and --no-call-lines gives the same tree', async () => {
+  it('--call-lines: each context knows the line that called it, and the tree stays the same', async () => {
     const off = join(work, 'off.jar');
     const on = join(work, 'on.jar');
-    instrument(plain, off, ['--no-call-lines']);
-    // The default: call lines on.
-    instrument(plain, on);
+    instrument(plain, off);
+    instrument(plain, on, ['--call-lines']);
     const a = await profile(off, 'off.kprof', 'exact');
     const b = await profile(on, 'on.kprof', 'exact');
     const nodeLines = (path: string) => readFileSync(join(work, path), 'utf8').split('\n').filter((l) => l.startsWith('node\t') || l.startsWith('method\t'));
@@ -115,7 +114,7 @@ describe('line-level profiles', () => {
     };
     const plain = join(work, 'jflex-plain.jar');
     const lines = join(work, 'jflex-lines.jar');
-    instrument(jar, plain, ['--classpath', ...cp, '--no-call-lines']);
+    instrument(jar, plain, ['--classpath', ...cp]);
     instrument(jar, lines, ['--classpath', ...cp, '--call-lines']);
     const a = await run(plain, 'jflex-a');
     const b = await run(lines, 'jflex-b');
