@@ -5,6 +5,7 @@
  * from an application method, a worker thread that starts in Thread.run), where every expected
  * figure is worked out by hand in the comments.
  */
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Profile as PprofProfile } from 'pprof-format';
 import { describe, expect, it } from 'vitest';
@@ -14,6 +15,8 @@ import { parseProfile, readProfile, stackOf, writeProfile, type ContextNode, typ
 import { renderCollapsed, renderText } from '../src/report/index.js';
 import type { CommandModule } from 'yargs';
 import { fixture, runCli } from './fixtures/profiles/harness.js';
+import { javac, repoRoot, runJava, tmpDir } from './support/java.js';
+import { cli, instrument } from './support/komorium.js';
 
 const JDK = ['java.**', 'jdk.**', 'sun.**'];
 const original = (): Profile => readProfile(fixture('jdk-frames.kprof'));
@@ -179,4 +182,51 @@ describe('report --fold', () => {
   it('the unfolded report of the same profile still shows the JDK frames', () => {
     expect(renderText(original())).toMatch(/java\.util\.Formatter\.format/);
   });
+});
+
+describe('report --fold on a real run', () => {
+  // The same code path as folding the JDK: a program whose library (package lib) is instrumented with
+  // it, then folded. work() pads numbers with lib.Text (line 12) and sorts with lib.Sorter (line 16),
+  // whose insert() calls back app.Main$ByValue.compare.
+  it('charges the library to the lines of work() that called it, and moves the callback under work()', async () => {
+    const work = tmpDir('komorium-fold-');
+    javac(join(repoRoot, 'test', 'fixtures', 'fold'), join(work, 'classes'));
+    instrument(join(work, 'classes'), join(work, 'instrumented'), ['--call-lines', '--checks', 'all']);
+    const kprof = join(work, 'fold.kprof');
+    const r = await runJava({ cp: [join(work, 'instrumented')], main: 'app.Main', args: ['300'], jvmArgs: ['-Xverify:all', '-Dkomorium.agent=exact', `-Dkomorium.out=${kprof}`, '-Dkomorium.quiet'] });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('2699\n');
+
+    const before = readProfile(kprof);
+    const w = node(before, 'app.Main.main;app.Main.work');
+    const pad = node(before, 'app.Main.main;app.Main.work;lib.Text.pad');
+    const sort = node(before, 'app.Main.main;app.Main.work;lib.Sorter.sort');
+    const compare = node(before, 'app.Main.main;app.Main.work;lib.Sorter.sort;lib.Sorter.insert;app.Main$ByValue.compare');
+    expect(callsOf(pad)).toEqual([`12=${pad.total}`]);
+    expect(callsOf(sort)).toEqual([`16=${sort.total}`]);
+    expect(compare.children).toEqual([]);
+
+    const after = parseProfile(writeProfile(foldProfile(before, ['lib.**'])), 'folded.kprof');
+    expect(after.totalCounter).toBe(before.totalCounter);
+    expect(after.methods.some((m) => m.className.startsWith('lib/'))).toBe(false);
+    const fw = node(after, 'app.Main.main;app.Main.work');
+    expect(fw.counter).toBe(w.counter + pad.total + sort.total - compare.total);
+    expect(fw.total).toBe(w.total);
+    const line = (n: ContextNode, l: number) => n.self!.filter((e) => e.line === l).reduce((s, e) => s + e.counter, 0);
+    expect(line(fw, 12)).toBe(line(w, 12) + pad.total);
+    expect(line(fw, 16)).toBe(line(w, 16) + sort.total - compare.total);
+    for (const l of [10, 11, 14, 15]) expect(line(fw, l), `line ${l}`).toBe(line(w, l));
+    expect(fw.self!.some((e) => e.line === -1)).toBe(false);
+    const fc = node(after, 'app.Main.main;app.Main.work;app.Main$ByValue.compare');
+    expect([fc.counter, fc.total]).toEqual([compare.counter, compare.total]);
+    expect(callsOf(fc)).toEqual([`16=${compare.total}`]);
+
+    // The CLI, as a user runs it: the hottest line is the sort's call, then the call of the padding.
+    const text = cli(['report', kprof, '--fold', 'lib.**', '--lines']);
+    expect(text.code, text.stderr).toBe(0);
+    const hot = text.stdout.slice(text.stdout.indexOf('Hottest lines')).split('\n');
+    expect(hot[2]).toMatch(/ Main\.java:16 +app\.Main\.work\(int\)$/);
+    expect(hot[4]).toMatch(/ Main\.java:12 +app\.Main\.work\(int\)$/);
+    expect(text.stdout).toContain("folded       lib.**: these classes' frames are removed");
+  }, 60_000);
 });
