@@ -82,6 +82,24 @@ describe('foldProfile', () => {
     expect(selfOf(node(partial, 'app.Main.main;app.Main.work;java.util.Collections.sort'))).toEqual(['main:180=5', 'main:181=40']);
   });
 
+  it('folds a profile without lines or threads (version 1, sampling) the same way', () => {
+    const simple = readProfile(fixture('simple.kprof'));
+    const f = foldProfile(simple, ['java.lang.String']);
+    // String.hashCode (5 under Util.sum, 20 under Parser.parse) goes to its callers.
+    expect(renderCollapsed(f)).toBe(
+      [
+        'com.foo.Main.main(String[]) 2',
+        'com.foo.Main.main(String[]);com.foo.Parser.<init>() 3',
+        'com.foo.Main.main(String[]);com.foo.Parser.parse(int,String) 30',
+        'com.foo.Main.main(String[]);com.foo.Parser.parse(int,String);com.foo.Util.sum(int[]) 55',
+        'com.foo.Main.main(String[]);com.foo.Util.sum(int[]) 10',
+        '',
+      ].join('\n'),
+    );
+    expect(f.nodes.every((n) => n.self === undefined && n.calls === undefined)).toBe(true);
+    expect(parseProfile(writeProfile(f)).totalCounter).toBe(100);
+  });
+
   it('writes a profile the reader accepts (it checks that self lines sum to counters and call lines to at most the total)', () => {
     const again = parseProfile(writeProfile(folded), 'folded.kprof');
     expect(renderCollapsed(again)).toBe(renderCollapsed(folded));
@@ -175,7 +193,7 @@ describe('report --fold', () => {
     expect(one.stdout).toBe(two.stdout);
     expect(one.stdout).toContain('app.Main.main(String[]);app.Main.work() 395');
     const empty = await runCli(reportCommand as unknown as CommandModule<object, never>, ['report', fixture('jdk-frames.kprof'), '--fold', 'java.**,']);
-    expect(empty.error).toMatch(/--fold java\.\*\*,: give class patterns separated by commas/);
+    expect(empty.error).toMatch(/--fold 'java\.\*\*,': give class patterns separated by commas/);
     expect(empty.stdout).toBe('');
   });
 

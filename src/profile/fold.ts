@@ -39,7 +39,7 @@ const MARKERS = new Set([TRUNCATED_CLASS, UNINSTRUMENTED_CLASS, THREAD_CLASS]);
 export function foldPatterns(args: readonly string[]): string[] {
   const patterns = args.flatMap((a) => a.split(',')).map((s) => s.trim());
   if (patterns.length === 0 || patterns.some((s) => s === '')) {
-    throw new UsageError(`--fold ${args.join(',')}: give class patterns separated by commas, e.g. --fold 'java.**,jdk.**,sun.**'`);
+    throw new UsageError(`--fold '${args.join(',')}': give class patterns separated by commas, e.g. --fold 'java.**,jdk.**,sun.**'`);
   }
   return patterns;
 }
