@@ -19,6 +19,10 @@ const GRADLE = process.env.KOMORIUM_GRADLE ?? 'gradle';
 const JUNIT_JARS: [string, string][] = [
   ['/usr/share/java/junit4.jar', 'junit4'],
   ['/usr/share/java/hamcrest-core.jar', 'libhamcrest-java'],
+  // komoriumTests: the JUnit Platform's JUnit 4 runner and vintage engine, as samples/gradle/build.gradle lists them.
+  ...['junit-platform-runner', 'junit-platform-launcher', 'junit-platform-engine', 'junit-platform-commons', 'junit-platform-suite-api',
+    'junit-platform-suite-commons', 'junit-vintage-engine', 'opentest4j', 'apiguardian-api']
+    .map((j): [string, string] => [`/usr/share/java/${j}.jar`, 'junit5']),
 ];
 const CHECKSUM = 'Shuffle.checksum(int[])';
 
@@ -165,6 +169,39 @@ describe('samples/gradle with komorium.gradle, offline', () => {
     const r = gradle('komoriumTestDiff');
     expect(r.code, log(r)).toBe(1);
     expect(r.err).toContain(`komoriumTestDiff: no baseline profile at ${join(project, 'komorium-test-baseline.kprof')}. Store one from the base build`);
+    expect(processesUnder(work)).toEqual([]);
+  });
+  it('komoriumTests: per-test profiles through Gradle\'s test executor on the JUnit Platform; a test that grew fails komoriumBaselineCompare', () => {
+    const saved = gradle('komoriumBaselineSave');
+    expect(saved.code, log(saved)).toBe(0);
+    expect(saved.out).toMatch(taskLine('komoriumTests'));
+    // Gradle 4.4 runs the platform through the JUnit 4 suite; the vintage engine's JUnit 4 tests read as Jupiter's do.
+    const tests = ['PrimesTest.primesBelowOneHundredThousand()', 'PrimesTest.smallNumbers()', 'ShuffleTest.insertionSortSorts()']
+      .map((t) => `com.example.workload.${t}`);
+    expect(readdirSync(build('tests')).sort()).toEqual(tests.map((t) => `${t}.kprof`));
+    expect(saved.out).toMatch(/^saved baseline main: 3 tests, [\d,]+ bytecodes, in /m);
+    const one = readProfile(join(build('tests'), `${tests[2]}.kprof`));
+    expect(one.methods.map((m) => m.name)).toContain('insertionSort');
+
+    const same = gradle('komoriumBaselineCompare');
+    expect(same.code, log(same)).toBe(0);
+    expect(same.out).toMatch(taskLine('komoriumTests', 'UP-TO-DATE'));
+    expect(same.out).toContain('Verdict: PASS: no test grew more than 5%');
+
+    // Trial division up to 2·sqrt(n): the primes test does about twice the work.
+    const source = join(work, 'samples', 'maven', 'src', 'main', 'java', 'com', 'example', 'workload', 'Primes.java');
+    const text = readFileSync(source, 'utf8');
+    expect(text).toContain('d * d <= n;');
+    writeFileSync(source, text.replace('d * d <= n;', 'd * d <= 4 * n;'));
+    const grew = gradle('komoriumBaselineCompare');
+    expect(grew.code, log(grew)).toBe(1);
+    expect(grew.out).toMatch(taskLine('komoriumTests'));
+    expect(grew.out).toMatch(/^ {2}REGRESSED +\+\d+\.\d\d% .* com\.example\.workload\.PrimesTest\.primesBelowOneHundredThousand\(\)$/m);
+    expect(grew.out).toMatch(/^ {2}same +0\.00% .* com\.example\.workload\.ShuffleTest\.insertionSortSorts\(\)$/m);
+    const failure = grew.err.slice(grew.err.indexOf('What went wrong'));
+    expect(failure, grew.err).toMatch(/Execution failed for task ':komoriumBaselineCompare'\.\n> komorium-ts baseline compare main: a test grew past 5% \(exit 1\)/);
+    expect(failure).toContain('com.example.workload.PrimesTest.primesBelowOneHundredThousand(): com.example.workload.Primes.isPrime(int) +');
+    console.log(`gradle.test: komoriumBaselineCompare after the slowdown: exit ${grew.code}, ${/^Verdict: .*$/m.exec(grew.out)?.[0]}`);
     expect(processesUnder(work)).toEqual([]);
   });
 });

@@ -11,6 +11,7 @@ import { javac, jarDir, repoRoot, runJava, tmpDir } from './support/java.js';
 import { debianClasspathFor, debianJar, jflexJavaFlex } from './support/corpus.js';
 import { instrument } from './support/komorium.js';
 import { readProfile, type ContextNode, type Profile } from '../src/profile/index.js';
+import { renderText } from '../src/report/text.js';
 
 const work = tmpDir('komorium-lines-');
 const source = join(repoRoot, 'test', 'fixtures', 'lines', 'Lines.java');
@@ -64,11 +65,12 @@ describe('line-level profiles', () => {
     expect(byLine(w).get(5)).toBeGreaterThanOrEqual(9006 + 18000);
   });
 
-  it('--call-lines: each context knows the line that called it, and the tree stays the same', async () => {
+  it('call lines (the default): each context knows the line that called it, and --no-call-lines gives the same tree', async () => {
     const off = join(work, 'off.jar');
     const on = join(work, 'on.jar');
-    instrument(plain, off);
-    instrument(plain, on, ['--call-lines']);
+    instrument(plain, off, ['--no-call-lines']);
+    // The default: call lines on.
+    instrument(plain, on);
     const a = await profile(off, 'off.kprof', 'exact');
     const b = await profile(on, 'on.kprof', 'exact');
     const nodeLines = (path: string) => readFileSync(join(work, path), 'utf8').split('\n').filter((l) => l.startsWith('node\t') || l.startsWith('method\t'));
@@ -81,6 +83,12 @@ describe('line-level profiles', () => {
       { line: 13, counter: 4 + 3 * 2001 + 6 * 2000 + 2 },
     ]);
     expect(named(b, 'main>twice').calls).toEqual([{ line: 18, counter: named(b, 'main>twice').total }]);
+    // The text call tree names a context by its file and the line it was called from (the heavier of
+    // two), never by the method's first line.
+    const tree = (p: Profile) => { const t = renderText(p, { threshold: 0 }); return t.slice(t.indexOf('Call tree')); };
+    expect(tree(b)).toMatch(/─ \S+\.twice\(int\) \(\w+\.java, called from line 18\)$/m);
+    expect(tree(b)).toMatch(/─ \S+\.work\(int\) \(\w+\.java, called from line 13\)$/m);
+    expect(tree(a)).toMatch(/─ \S+\.work\(int\) \(\w+\.java\)$/m);
   });
 
   it('the sampling agent charges samples to lines in proportion', async () => {
@@ -107,7 +115,7 @@ describe('line-level profiles', () => {
     };
     const plain = join(work, 'jflex-plain.jar');
     const lines = join(work, 'jflex-lines.jar');
-    instrument(jar, plain, ['--classpath', ...cp]);
+    instrument(jar, plain, ['--classpath', ...cp, '--no-call-lines']);
     instrument(jar, lines, ['--classpath', ...cp, '--call-lines']);
     const a = await run(plain, 'jflex-a');
     const b = await run(lines, 'jflex-b');

@@ -5,7 +5,7 @@
 import { describeGranularity, flatten } from '../profile/analysis.js';
 import { estimatedBytecodes, share, type ContextNode, type Profile } from '../profile/model.js';
 import { formatInt, formatPct, methodName, sourceRef, table, type NameOptions } from './names.js';
-import { positionRef, stackTrace } from './lines.js';
+import { callLine, positionRef, stackTrace } from './lines.js';
 import { jdkRow } from './jdk.js';
 import { FOLDED_HEADER } from '../profile/fold.js';
 
@@ -52,6 +52,17 @@ export function renderText(p: Profile, opts: TextReportOptions = {}): string {
   const label = (m: ContextNode['method']): string => {
     const src = sourceRef(m);
     return src === '' ? methodName(m, opts) : `${methodName(m, opts)} (${src})`;
+  };
+
+  // A context of the tree is a call, not a method: its file, and the line of the parent's method it
+  // was called from where the profile knows it (instrument --call-lines). The method's first line
+  // would read as the line of the call.
+  const treeLabel = (n: ContextNode): string => {
+    const name = methodName(n.method, opts);
+    const at = n.method === null ? '' : positionRef(n.method, undefined);
+    const call = n.parent?.method ? callLine(n) : undefined;
+    const where = [at, call === undefined ? '' : `called from line ${call}`].filter((x) => x !== '').join(', ');
+    return where === '' ? name : `${name} (${where})`;
   };
 
   const flat = flatten(p);
@@ -101,7 +112,7 @@ export function renderText(p: Profile, opts: TextReportOptions = {}): string {
       continue;
     }
     const { node, prefix, childPrefix } = item;
-    rows.push([formatPct(share(p, node.total)), formatPct(share(p, node.counter)), prefix + label(node.method)]);
+    rows.push([formatPct(share(p, node.total)), formatPct(share(p, node.counter)), prefix + treeLabel(node)]);
     const shown =
       node.depth < maxDepth ? node.children.filter((c) => share(p, c.total) >= threshold).sort((a, b) => b.total - a.total || a.id - b.id) : [];
     const hidden = node.children.length - shown.length;

@@ -24,7 +24,14 @@ tasks.jar {
 }
 
 repositories { mavenCentral() }
-dependencies { testImplementation("junit:junit:4.13.2") }
+dependencies {
+    testImplementation("junit:junit:4.13.2")
+    // komoriumTests: the JUnit Platform with its vintage engine runs the JUnit 4 tests, so that the
+    // runtime's listener writes one profile per test (../src/test/java's PlatformSuite is for Gradle 4.4).
+    testImplementation("org.junit.platform:junit-platform-runner:1.9.1")
+    testRuntimeOnly("org.junit.vintage:junit-vintage-engine:5.9.2")
+    testRuntimeOnly("org.junit.platform:junit-platform-launcher:1.9.1")
+}
 
 // One JVM per test class, to show komoriumTestProfile merging one profile per forked JVM.
 tasks.test { forkEvery = 1L }
@@ -34,4 +41,6 @@ extensions.getByName("komorium").withGroovyBuilder {
     setProperty("args", listOf("200000"))
     setProperty("failUnder", 90)
     setProperty("maxGrowth", "5%")
+    // Left out of `test` and of komoriumTests, which uses useJUnitPlatform() on this Gradle.
+    setProperty("platformSuite", "com.example.workload.PlatformSuite")
 }

@@ -63,7 +63,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('exclude', { type: 'string', array: true, default: [], describe: 'leave classes matching as they are (as for instrument)' })
       .option('checks', { choices: ['all', 'optimized'] as const, default: 'optimized' as const, describe: 'as for instrument' })
       .option('max-path', { type: 'number', default: 50, describe: 'as for instrument' })
-      .option('call-lines', { type: 'boolean', default: false, describe: 'as for instrument' })
+      .option('call-lines', { type: 'boolean', default: true, describe: 'as for instrument (--no-call-lines)' })
       .example('$0 run app.jar -- input.txt', 'profile app.jar on input.txt; writes app.kprof')
       .example('$0 run app.jar --agent exact -- -v --out x.txt', 'everything after -- goes to the program') as unknown as Argv<RunArgs>,
   handler: async (a) => {

@@ -112,10 +112,27 @@ public final class PerTestListener implements TestExecutionListener {
                     if (sb.length() > 0) {
                         sb.append('.');
                     }
-                    sb.append(value);
+                    sb.append(vintageMethod(value, sb));
                 }
             }
             return sb.toString();
+        }
+
+        /**
+         * The vintage engine names a JUnit 4 test {@code method(com.example.FooTest)} under a runner
+         * segment that already names the class; {@code method()} reads as a Jupiter test does and
+         * keeps the class out of the name twice.
+         */
+        private static String vintageMethod(String value, CharSequence prefix) {
+            int open = value.indexOf('(');
+            if (open > 0 && value.endsWith(")")) {
+                String owner = value.substring(open + 1, value.length() - 1);
+                String before = prefix.toString();
+                if (before.endsWith("." + owner + ".") || before.equals(owner + ".")) {
+                    return value.substring(0, open) + "()";
+                }
+            }
+            return value;
         }
 
         /** A file name for the test: its name with unsafe characters replaced, shortened and made unique by a hash where needed. */
