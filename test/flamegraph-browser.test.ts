@@ -248,6 +248,32 @@ describe('HTML flame graph in Chromium', () => {
     await page.close();
   });
 
+  it("colours the JDK's frames apart from the application's, and the legend says which is which", async () => {
+    const p = readProfile(fixture('jdk-frames.kprof'));
+    const file = join(tmpDir(), 'jdk.html');
+    writeFileSync(file, renderHtml(p));
+    const l = await open(file);
+    const drawn = (await frames(l.page)).filter((f) => f.node > 0);
+    expect(drawn.length).toBe(p.nodes.length - 1);
+    const hue = (f: Frame) => Number(/^hsl\((\d+),/.exec(f.color)![1]);
+    for (const f of drawn) {
+      const jdk = /^java\./.test(f.name);
+      // Cool hues (190-219) for the JDK, warm ones (5-54) for the application.
+      if (jdk) expect(hue(f), f.name).toBeGreaterThanOrEqual(190);
+      else expect(hue(f), f.name).toBeLessThan(55);
+      // And on the canvas: blue over red for the JDK, red over blue for the application.
+      const [[r, , b]] = (await pixels(l.page, f.x + f.width - 3, f.y + ROW / 2, 1, 1)) as [[number, number, number]];
+      if (jdk) expect(b, f.name).toBeGreaterThan(r);
+      else expect(r, f.name).toBeGreaterThan(b);
+    }
+    expect(drawn.filter((f) => /^java\./.test(f.name)).length).toBe(9);
+    expect(await l.page.locator('.legend').textContent()).toBe("Colour:the application's methodsthe JDK's (java.*, javax.*, jdk.*, sun.*, com.sun.*)");
+    expect(await l.page.locator('pre.info').textContent()).toContain("jdk          instrumented: the JDK's bytecodes are counted too");
+    await screenshot(l.page, '6-jdk.png');
+    expectSelfContained(l);
+    await l.page.close();
+  });
+
   it('keeps hostile names as data', async () => {
     const file = join(tmpDir(), 'hostile.html');
     writeFileSync(file, renderHtml(readProfile(fixture('hostile.kprof'))));

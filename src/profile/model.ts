@@ -144,6 +144,23 @@ export interface ProfileFields {
   truncated?: number;
 }
 
+/** The scalars of a profile, for rebuilding it from an edited draft (threads, fold). */
+export function fieldsOf(p: Profile): ProfileFields {
+  return {
+    name: p.name,
+    version: p.version,
+    headers: p.headers,
+    agent: p.agent,
+    unit: p.unit,
+    granularity: p.granularity,
+    random: p.random,
+    seed: p.seed,
+    totalBytecodes: p.totalBytecodes,
+    threads: p.threads,
+    truncated: p.truncated,
+  };
+}
+
 /**
  * Builds a canonical profile from a draft tree: methods sorted and numbered, children sorted by
  * method id, sibling contexts of the same method merged, and contexts with nothing under them

@@ -7,7 +7,7 @@
  */
 import { KomoriumError } from '../errors.js';
 import type { SelfEntry } from './breakdown.js';
-import { buildProfile, toDraft, type Profile, type TreeDraft } from './model.js';
+import { buildProfile, fieldsOf, toDraft, type Profile, type TreeDraft } from './model.js';
 import { threadNames } from './detail.js';
 
 /** The pseudo-class of a thread's root frame in a profile split by thread. */
@@ -64,22 +64,6 @@ function restrict(root: TreeDraft, keep: (e: SelfEntry) => boolean): TreeDraft {
   return out;
 }
 
-function fields(p: Profile) {
-  return {
-    name: p.name,
-    version: p.version,
-    headers: p.headers,
-    agent: p.agent,
-    unit: p.unit,
-    granularity: p.granularity,
-    random: p.random,
-    seed: p.seed,
-    totalBytecodes: p.totalBytecodes,
-    threads: p.threads,
-    truncated: p.truncated,
-  };
-}
-
 /**
  * Only the samples of threads `pattern` matches (a name or a group's name, `*` a wildcard). The
  * total bytecodes shrink in proportion, so that estimates stay per sample. Call lines are not
@@ -94,7 +78,7 @@ export function filterThreads(p: Profile, pattern: string): Profile {
   }
   const root = restrict(toDraft(p), (e) => match(e.thread));
   const kept = sumDraft(root);
-  const f = fields(p);
+  const f = fieldsOf(p);
   f.totalBytecodes = p.totalCounter === 0 ? 0 : Math.round((p.totalBytecodes * kept) / p.totalCounter);
   f.threads = names.filter((n) => match(n)).length;
   return buildProfile(f, root);
@@ -122,5 +106,5 @@ export function splitByThread(p: Profile): Profile {
     counter: 0,
     children: restrict(all, (e) => (e.thread === null ? UNKNOWN_THREAD : groups.get(e.thread)!) === label).children,
   }));
-  return buildProfile(fields(p), { method: null, counter: 0, children: roots });
+  return buildProfile(fieldsOf(p), { method: null, counter: 0, children: roots });
 }

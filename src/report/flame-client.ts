@@ -17,6 +17,8 @@ export const FLAME_CLIENT_JS = String.raw`(function () {
   var D = JSON.parse(document.getElementById('kdata').textContent);
   var N = D.parent.length, P = D.parent, M = D.method, SELF = D.self, TOT = D.total;
   var DIFF = D.mode === 'diff';
+  var JDK = new Uint8Array(D.names.length);
+  (D.jdk || []).forEach(function (m) { JDK[m] = 1; });
   var ROW = 17, MINW = 0.4, FONT = '11px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
   var depth = new Int32Array(N), end = new Int32Array(N), x = new Float64Array(N), cursor = new Float64Array(N);
   var maxDepth = 0;
@@ -97,9 +99,12 @@ export const FLAME_CLIENT_JS = String.raw`(function () {
     if (nm.charAt(0) === '<') return '#b0b0b0';
     var col = colorCache[nm];
     if (col === undefined) {
-      // Warm hues derived from the name: the same method keeps its color across zooms and reports.
+      // Hues derived from the name: the same method keeps its color across zooms and reports. Warm
+      // for the application, cool for the JDK, so that where the application ends is plain to see.
       var h = hash(nm);
-      col = colorCache[nm] = 'hsl(' + (5 + h % 50) + ',' + (70 + (h >>> 8) % 25) + '%,' + (55 + (h >>> 16) % 12) + '%)';
+      col = colorCache[nm] = JDK[M[i]]
+        ? 'hsl(' + (190 + h % 30) + ',' + (45 + (h >>> 8) % 20) + '%,' + (62 + (h >>> 16) % 10) + '%)'
+        : 'hsl(' + (5 + h % 50) + ',' + (70 + (h >>> 8) % 25) + '%,' + (55 + (h >>> 16) % 12) + '%)';
     }
     return col;
   }

@@ -11,6 +11,7 @@ import { FLAME_CLIENT_JS } from './flame-client.js';
 import { methodName, sourceRef, type NameOptions } from './names.js';
 import { headerLines } from './text.js';
 import { lineSummary } from './lines.js';
+import { isJdkClass } from './jdk.js';
 
 /** What the client script reads (see flame-client.ts). Arrays are per context, in preorder. */
 export interface FlamePayload {
@@ -25,6 +26,8 @@ export interface FlamePayload {
   total: number[];
   totalCounter: number;
   totalBytecodes: number;
+  /** Ids of the methods of JDK classes (java.*, javax.*, jdk.*, sun.*, com.sun.*), drawn in cool colours; absent when none. */
+  jdk?: number[];
   /** Per context, where the profile records them: the line that called it and the lines its samples ran on. */
   lines?: string[];
   /** Diff mode: the counters of the same calling context in A (0 where A lacks it). */
@@ -34,6 +37,7 @@ export interface FlamePayload {
 }
 
 export function flamePayload(p: Profile, opts: NameOptions = {}): FlamePayload {
+  const jdk = p.methods.filter((m) => isJdkClass(m.className)).map((m) => m.id);
   return {
     mode: 'profile',
     unit: p.unit,
@@ -45,6 +49,7 @@ export function flamePayload(p: Profile, opts: NameOptions = {}): FlamePayload {
     total: p.nodes.map((n) => n.total),
     totalCounter: p.totalCounter,
     totalBytecodes: p.totalBytecodes,
+    ...(jdk.length > 0 ? { jdk } : {}),
     ...(p.nodes.some((n) => n.self !== undefined || n.calls !== undefined) ? { lines: p.nodes.map(lineSummary) } : {}),
   };
 }
@@ -100,6 +105,10 @@ canvas{display:block}
 .hint{color:#777;font-size:12px}
 `;
 
+/** Swatches of the two palettes of flame-client.ts (warm for the application, cool for the JDK), for the legend. */
+const APP_SWATCH = 'hsl(30,80%,60%)';
+const JDK_SWATCH = 'hsl(205,55%,67%)';
+
 export interface HtmlPageOptions {
   title: string;
   /** Preformatted lines shown under the title (header block, verdicts). */
@@ -111,7 +120,8 @@ export function renderFlameHtml(payload: FlamePayload, page: HtmlPageOptions): s
     payload.mode === 'diff'
       ? `<div class="legend hint">Widths: ${escapeHtml(payload.labelB ?? 'B')}. Color: change of a frame's own bytecodes vs ${escapeHtml(payload.labelA ?? 'A')}` +
         `<span style="background:rgb(255,50,50)"></span>grew<span style="background:rgb(50,50,255)"></span>shrank<span style="background:#dcdcdc"></span>unchanged</div>\n`
-      : '';
+      : `<div class="legend hint">Colour:<span style="background:${APP_SWATCH}"></span>the application's methods` +
+        `<span style="background:${JDK_SWATCH}"></span>the JDK's (java.*, javax.*, jdk.*, sun.*, com.sun.*)</div>\n`;
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -6,6 +6,8 @@ import { describeGranularity, flatten } from '../profile/analysis.js';
 import { estimatedBytecodes, share, type ContextNode, type Profile } from '../profile/model.js';
 import { formatInt, formatPct, methodName, sourceRef, table, type NameOptions } from './names.js';
 import { callLine, positionRef, stackTrace } from './lines.js';
+import { jdkRow } from './jdk.js';
+import { FOLDED_HEADER } from '../profile/fold.js';
 
 export interface TextReportOptions extends NameOptions {
   /** Rows in the hottest-methods and hottest-paths lists (default 20). */
@@ -26,7 +28,10 @@ export function headerLines(p: Profile): string[] {
   } else {
     rows.push(['counted', `${formatInt(p.totalCounter)} bytecodes (exact)${p.truncated > 0 ? `, ${formatInt(p.truncated)} truncated stacks` : ''}`]);
   }
+  rows.push(jdkRow(p));
   for (const h of p.headers) if (h.key === 'jvm' || h.key === 'os' || h.key === 'merged') rows.push([h.key, h.value]);
+  const folded = p.headers.find((h) => h.key === FOLDED_HEADER);
+  if (folded !== undefined) rows.push(['folded', `${folded.value}: these classes' frames are removed, their counts charged to the nearest caller kept`]);
   return table(rows, ['l', 'l']);
 }
 

@@ -17,6 +17,7 @@ import { renderCallgrind } from '../../report/callgrind.js';
 import { renderSpeedscope } from '../../report/speedscope.js';
 import { annotateSources, renderHotLines, sourceDirs } from '../../report/lines.js';
 import { filterThreads, splitByThread } from '../../profile/threads.js';
+import { foldProfile } from '../../profile/fold.js';
 
 export const REPORT_FORMATS = ['text', 'collapsed', 'json', 'html', 'pprof', 'callgrind', 'speedscope', 'dot'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
@@ -37,6 +38,7 @@ interface ReportArgs {
   lines: boolean;
   threads: boolean;
   thread?: string;
+  fold: string[];
 }
 
 /** The format an output name asks for by its extension: `-o flame.html` alone gives a flame graph. */
@@ -95,6 +97,8 @@ export interface ReportOptions {
   threads?: boolean;
   /** Only the threads this pattern matches. */
   thread?: string;
+  /** Class patterns whose frames are folded into their nearest kept caller (profile/fold.ts). */
+  fold?: string[];
 }
 
 /** What the sections of the framework's kinds are shown with, beside the format's options. */
@@ -120,6 +124,9 @@ export function renderDocument(doc: ProfileDocument, o: ReportOptions & SectionR
     blockCode: o.blockCode,
     sourcePath: o.sourcePath,
   };
+  if (o.fold !== undefined && o.fold.length > 0 && (o.format === 'dot' || doc.komorium === null)) {
+    throw new UsageError(`${doc.name}: --fold folds the frames of Komorium's samples tree, and ${o.format === 'dot' ? '--format dot draws a call graph' : 'this profile has none'}`);
+  }
   if (o.format === 'dot') {
     const dot = dotSections(doc, kindOptions);
     if (dot === null) {
@@ -143,9 +150,14 @@ export function renderDocument(doc: ProfileDocument, o: ReportOptions & SectionR
   return others === '' || typeof komorium !== 'string' ? komorium : `${komorium}\n${others}`;
 }
 
-/** The samples tree a report draws: restricted to --thread, split by thread with --threads. */
-export function selectThreads(profile: Profile, o: Pick<ReportOptions, 'threads' | 'thread'>): Profile {
+/**
+ * The samples tree a report draws: folded with --fold, restricted to --thread, split by thread with
+ * --threads. Folding comes first, so that a thread that starts in folded code keeps its outermost
+ * frame under its `<thread>` root rather than being charged to that root.
+ */
+export function reportTree(profile: Profile, o: Pick<ReportOptions, 'threads' | 'thread' | 'fold'>): Profile {
   let p = profile;
+  if (o.fold !== undefined && o.fold.length > 0) p = foldProfile(p, o.fold);
   if (o.thread !== undefined) p = filterThreads(p, o.thread);
   if (o.threads) p = splitByThread(p);
   return p;
@@ -159,7 +171,7 @@ function renderTextWithLines(p: Profile, o: ReportOptions): string {
 }
 
 export function renderReport(profile: Profile, o: ReportOptions): string | Uint8Array {
-  profile = selectThreads(profile, o);
+  profile = reportTree(profile, o);
   switch (o.format) {
     case 'text':
       return renderTextWithLines(profile, o);
@@ -216,6 +228,12 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       })
       .option('threads', { type: 'boolean', default: false, describe: 'one root per thread name above the contexts (thread pools grouped: pool-1-thread-*)' })
       .option('thread', { type: 'string', describe: 'only the samples of threads whose name (or pool pattern) this matches; * is a wildcard' })
+      .option('fold', {
+        type: 'string',
+        array: true,
+        default: [],
+        describe: 'remove the frames of classes matching these patterns (java.**,jdk.**,sun.**; comma-separated or repeated) and charge their counts to the nearest caller kept, in every format',
+      })
       .option('value', {
         choices: ['samples', 'bytecodes'] as const,
         default: 'samples' as const,
@@ -228,6 +246,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       .example('$0 report app.kprof --subpaths --classes app.jar -m \'*Parser.*\'', 'hot subpaths through the parser, with the bytecode of every block')
       .example('$0 report app.kprof -o heat.html --source-path src/main/java', 'hot subpaths and the source lines they run, coloured by heat')
       .example('$0 report app.kprof --lines --source-path src/main/java', 'the hottest lines, and the hottest files with counts beside the code')
+      .example('$0 report app.kprof --fold \'java.**,javax.**,jdk.**,sun.**,com.sun.**\'', 'the JDK\'s work charged to the application methods that called it')
       .example('$0 report app.kprof --threads -o flame.html', 'one flame per thread name; --thread \'pool-*\' keeps only those')
       .example('$0 report cbs.kprof --format dot --top 50 | dot -Tsvg > graph.svg', 'the 50 heaviest call edges as a Graphviz graph') as unknown as Argv<ReportArgs>,
   handler: async (args) => {
@@ -244,6 +263,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       sourcePath: sourceDirs(args['source-path']),
       threads: args.threads,
       thread: args.thread,
+      fold: args.fold,
     };
     if (format === 'html' && args.output === undefined && process.stdout.isTTY) {
       throw new UsageError('--format html writes a whole web page: give -o flame.html (or redirect stdout)');
