@@ -360,7 +360,7 @@ describe('the CLI with cbs profiles', () => {
     expect(cbs!.replace('digraph "cbs"', 'digraph "call-edges"')).toBe(ce + '\n');
     const none = cli(['report', join(repoRoot, 'test', 'fixtures', 'profiles', 'exact.kprof'), '--format', 'dot']);
     expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/--format dot draws a call graph \(a call-edges or cbs section\), and this profile holds komorium/);
+    expect(none.stderr).toMatch(/--format dot draws a call graph \(a call-edges, call-pairs or cbs section\), and this profile holds komorium/);
   });
 
   test('diff --accuracy measures cbs against the call-edges section of the exhaustive profile', () => {

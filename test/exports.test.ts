@@ -3,9 +3,11 @@
  * for pprof, `callgrind_annotate` (Debian's valgrind) for callgrind, and speedscope's published
  * file-format schema (npm speedscope, validated with ajv) for speedscope. Their numbers are checked
  * against `report --format json` of the same profile, a real one: samples/hot with --call-lines.
+ * The pprof of a call graph (cbs and call-edges of one run of samples/hot) is checked against the
+ * text report's edge tables.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Ajv } from 'ajv';
@@ -37,16 +39,19 @@ function report(profile: string, args: string[]): string {
   return r.stdout;
 }
 
-async function profileOf(sample: string, main: string, args: string[], instrumentArgs: string[]): Promise<string> {
-  const classes = join(work, sample, 'classes');
+const KOMORIUM_RUN = ['-Dkomorium.granularity=1000', '-Dkomorium.random=100'];
+
+/** samples/`sample` instrumented with `instrumentArgs` and run with `jvmArgs`, in its own folder `dir`: the profile. */
+async function profileOf(sample: string, main: string, args: string[], instrumentArgs: string[], jvmArgs = KOMORIUM_RUN, dir = sample): Promise<string> {
+  const classes = join(work, dir, 'classes');
   mkdirSync(classes, { recursive: true });
   javac(join(repoRoot, 'samples', sample, 'Main.java'), classes);
-  const jar = join(work, sample, 'app.jar');
+  const jar = join(work, dir, 'app.jar');
   await jarDir(classes, jar, { mainClass: main });
-  const instrumented = join(work, sample, 'app-komorium.jar');
+  const instrumented = join(work, dir, 'app-komorium.jar');
   instrument(jar, instrumented, instrumentArgs);
-  const out = join(work, sample, 'app.kprof');
-  const r = await runJava({ cp: [instrumented], main, args, jvmArgs: [`-Dkomorium.out=${out}`, '-Dkomorium.quiet', '-Dkomorium.granularity=1000', '-Dkomorium.random=100'] });
+  const out = join(work, dir, 'app.kprof');
+  const r = await runJava({ cp: [instrumented], main, args, jvmArgs: [`-Dkomorium.out=${out}`, '-Dkomorium.quiet', ...jvmArgs] });
   expect(r.code, r.stderr).toBe(0);
   return out;
 }
@@ -161,5 +166,109 @@ describe('exports read back by their consumers', () => {
     expect(frames).toContainEqual({ name: 'Main.collatzSteps(long)', file: 'Main.java', line: 18 });
     // Every sample's frames exist.
     for (const p of doc.profiles as { samples: number[][] }[]) for (const s of p.samples) for (const f of s) expect(frames[f]).toBeDefined();
+  });
+});
+
+/** A hand-written profile file: its `end` line counts the lines after the header, as the format asks. */
+function handWritten(name: string, lines: string[]): string {
+  const data = lines.filter((l) => !l.startsWith('header\t') && !l.startsWith('komorium-profile\t')).length;
+  const file = join(work, name);
+  writeFileSync(file, [...lines, `end\t${data}`].join('\n') + '\n');
+  return file;
+}
+
+/** The rows of one section's edge table in `report --top N`: the count, the call site and the method that ran. */
+function reportEdges(text: string, kind: string): { count: number; site: string; callee: string }[] {
+  const start = text.search(new RegExp(`^${kind}: `, 'm'));
+  expect(start, `report has a ${kind} section`).toBeGreaterThanOrEqual(0);
+  const section = text.slice(start).split(/\n(?=\S+: )/)[0]!;
+  return [...section.matchAll(/^\s+[\d.]+%\s+([\d,]+)\s+(.+?)\s+→\s+(.+)$/gm)].map((m) => ({ count: Number(m[1]!.replace(/,/g, '')), site: m[2]!, callee: m[3]!.trim() }));
+}
+
+/** `go tool pprof -top`'s rows: flat count by name. */
+function topRows(text: string): { name: string; flat: number }[] {
+  return text
+    .split('\n')
+    .map((l) => /^\s*(\d+)\s+[\d.e+-]+%\s+[\d.e+-]+%\s+\d+\s+[\d.e+-]+%\s+(.+)$/.exec(l))
+    .filter((m) => m !== null)
+    .map((m) => ({ name: m[2]!.trim(), flat: Number(m[1]) }));
+}
+
+describe('pprof of a call graph, read back by go tool pprof', () => {
+  // One run, two graphs: call-edges counts every call, cbs samples them on its counting trigger (the same graph on every run).
+  const CBS = ['-Dkomorium.cbs.trigger=checks', '-Dkomorium.cbs.period=100', '-Dkomorium.cbs.stride=7', '-Dkomorium.cbs.samples=4'];
+  const LIMIT = 300000;
+  let graph: string;
+  beforeAll(async () => {
+    graph = await profileOf('hot', 'Main', [String(LIMIT)], ['-q', '--profile', 'cbs,call-edges', '--layout', 'exhaustive'], CBS, 'hot-graph');
+  });
+
+  it('-top lists the callees by the calls into them, -traces and -dot the caller → callee edges, as report counts them', () => {
+    const file = join(work, 'graph.pb.gz');
+    report(graph, ['-o', file]);
+    const text = report(graph, ['--top', '1000']);
+    const pprof = (args: string[]) => run('go', ['tool', 'pprof', ...args, file], 'Debian package golang-go');
+    // Each section is a value column: calls (call-edges, every call counted), sampled_calls (cbs); calls, the first, is the default.
+    expect(pprof(['-top'])).toMatch(/^Type: calls$/m);
+    for (const [kind, column] of [['call-edges', 'calls'], ['cbs', 'sampled_calls']] as const) {
+      const edges = reportEdges(text, kind);
+      expect(edges.length, kind).toBeGreaterThan(5);
+      const into = new Map<string, number>();
+      for (const e of edges) into.set(e.callee, (into.get(e.callee) ?? 0) + e.count);
+      const total = edges.reduce((n, e) => n + e.count, 0);
+
+      // -top: every callee with the calls into it (flat), the heaviest first; methods that only call have flat 0.
+      const top = pprof(['-top', '-nodecount=1000', '-nodefraction=0', `-sample_index=${column}`]);
+      expect(top, kind).toMatch(new RegExp(`^Type: ${column}$`, 'm'));
+      expect(top, kind).toContain(`Showing nodes accounting for ${total}, 100% of ${total} total`);
+      const rows = topRows(top.slice(top.indexOf('flat%')));
+      expect(new Map(rows.filter((r) => r.flat > 0).map((r) => [r.name, r.flat])), kind).toEqual(into);
+      const heaviest = [...into].sort((a, b) => b[1] - a[1])[0]!;
+      expect([rows[0]!.name, rows[0]!.flat], kind).toEqual(heaviest);
+
+      // -traces: the edge countPrimes → isPrime with report's count, the caller at the line of the call (-lines).
+      const edge = edges.find((e) => e.site.startsWith('Main.countPrimes(') && e.callee === 'Main.isPrime(int)')!;
+      expect(edge, kind).toBeDefined();
+      if (kind === 'call-edges') expect(edge.count).toBe(LIMIT); // isPrime(n) for every n below the limit
+      const callLine = /Main\.java:(\d+)/.exec(edge.site)![1];
+      const traces = pprof(['-traces', '-lines', `-sample_index=${column}`]);
+      expect(traces, kind).toMatch(new RegExp(`\\n\\s+${edge.count}\\s+Main\\.isPrime\\(int\\) Main\\.java:\\d+\\n\\s+Main\\.countPrimes\\(int\\) Main\\.java:${callLine}\\n-`));
+      // -dot: the same edge with its count, as -web draws it.
+      expect(pprof(['-dot', `-sample_index=${column}`]), kind).toContain(`tooltip="Main.countPrimes(int) -> Main.isPrime(int) (${edge.count})"`);
+    }
+  });
+
+  it("a file with Komorium's samples and a call graph: each in its own columns, zero in the other's; one without either is refused", () => {
+    const both = handWritten('both.kprof', [
+      'komorium-profile\t2',
+      'header\tjvm\thand-written',
+      'method\t0\tcom/foo/Main\tmain\t([Ljava/lang/String;)V\tMain.java\t5',
+      'method\t1\tcom/foo/Main\twork\t()V\tMain.java\t10',
+      'site\t0\t0\t3\t6\tinvokestatic\tcom/foo/Main\twork\t()V',
+      ...['section\tkomorium', 'agent\tsampling', 'unit\tsamples', 'granularity\t10000', 'random\t0', 'seed\t42', 'totalBytecodes\t100000', 'threads\t1', 'truncated\t0'],
+      ...['node\t0\t-1\t-1\t0', 'node\t1\t0\t0\t2', 'node\t2\t1\t1\t8'],
+      ...['section\tcall-edges', 'layout\texhaustive', 'interval\t1', 'random\t0', 'seed\t0', 'samples\t0', 'edge\t0\t1\t7'],
+    ]);
+    const file = join(work, 'both.pb.gz');
+    report(both, ['-o', file]);
+    const top = (column: string) => topRows(run('go', ['tool', 'pprof', '-top', '-nodefraction=0', `-sample_index=${column}`, file], 'golang-go'));
+    // Komorium's default stays bytecodes.
+    expect(run('go', ['tool', 'pprof', '-top', file], 'golang-go')).toMatch(/^Type: bytecodes$/m);
+    expect(top('samples')).toEqual([{ name: 'com.foo.Main.work()', flat: 8 }, { name: 'com.foo.Main.main(String[])', flat: 2 }]);
+    expect(top('calls')).toEqual([{ name: 'com.foo.Main.work()', flat: 7 }, { name: 'com.foo.Main.main(String[])', flat: 0 }]);
+
+    const fields = handWritten('fields.kprof', [
+      'komorium-profile\t2',
+      'header\tjvm\thand-written',
+      'method\t0\tcom/foo/Main\tmain\t([Ljava/lang/String;)V\tMain.java\t5',
+      'site\t0\t0\t3\t6\tgetstatic\tcom/foo/Main\tx\tI',
+      ...['section\tfield-access', 'layout\texhaustive', 'interval\t1', 'random\t0', 'seed\t0', 'samples\t0', 'access\t0\t7'],
+    ]);
+    expect(cli(['report', fields, '--top', '1']).code).toBe(0);
+    const out = join(work, 'fields.pb.gz');
+    const r = cli(['report', fields, '-o', out]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/fields\.kprof: --format pprof exports Komorium's samples or a call graph \(a call-edges, call-pairs or cbs section\), and this profile holds field-access/);
+    expect(existsSync(out)).toBe(false);
   });
 });

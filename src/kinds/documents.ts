@@ -12,6 +12,7 @@ import { writeDocument, type SectionOut } from '../profile/write.js';
 import { kindNamed, KINDS } from './index.js';
 import type { Accuracy, AccuracyOptions, ProfileKind, ReportOptions } from './kind.js';
 import { callGraphDot } from './call-graph.js';
+import type { CallGraph } from './edge-records.js';
 
 export interface ParsedSection {
   kind: ProfileKind;
@@ -36,6 +37,11 @@ function sectionOut(s: ParsedSection): SectionOut {
   return { kind: s.kind.name, methods: codec.methods(s.data), sites: codec.sites(s.data), lines: (ids) => codec.lines(s.data, ids) };
 }
 
+/** What `doc` holds, for messages: `komorium, call-edges` (or '' when nothing). */
+export function kindsIn(doc: ProfileDocument): string {
+  return [...(doc.komorium ? ['komorium'] : []), ...doc.sections.map((s) => s.kind)].join(', ');
+}
+
 /** The text report of every section of `doc` (Komorium's is rendered by the caller), or of the kind `only`. */
 export function reportSections(doc: ProfileDocument, opts: ReportOptions, only?: string): string {
   return parsedSections(doc)
@@ -44,11 +50,28 @@ export function reportSections(doc: ProfileDocument, opts: ReportOptions, only?:
     .join('\n');
 }
 
+export interface KindGraph extends CallGraph {
+  kind: string;
+}
+
+/** The call graph of every section of `doc` whose kind records one, in file order. */
+export function callGraphs(doc: ProfileDocument): KindGraph[] {
+  return parsedSections(doc)
+    .filter((s) => s.kind.section.callGraph !== undefined)
+    .map((s) => ({ kind: s.kind.name, ...s.kind.section.callGraph!(s.data) }));
+}
+
+/** The kinds whose sections are call graphs, for messages: `call-edges, call-pairs or cbs`. */
+export function callGraphKinds(): string {
+  const names = KINDS.filter((k) => k.section.callGraph !== undefined).map((k) => k.name).sort();
+  return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+}
+
 /** Every call-graph section of `doc` as a Graphviz digraph (null when it has none). */
 export function dotSections(doc: ProfileDocument, opts: ReportOptions): string | null {
-  const graphs = parsedSections(doc).filter((s) => s.kind.section.callGraph !== undefined);
+  const graphs = callGraphs(doc);
   if (graphs.length === 0) return null;
-  return graphs.map((s) => callGraphDot(s.kind.name, s.kind.section.callGraph!(s.data), opts)).join('\n');
+  return graphs.map((g) => callGraphDot(g.kind, g.edges, opts)).join('\n');
 }
 
 /** The HTML page of the first section whose kind has one, or null. */
@@ -61,7 +84,7 @@ export function htmlOfSections(doc: ProfileDocument, opts: ReportOptions): strin
 export function mergeDocuments(docs: ProfileDocument[]): { text: string; komorium: Profile | null; kinds: string[] } {
   if (docs.length === 0) throw new KomoriumError('merge: no profiles given');
   const first = docs[0]!;
-  const kindsOf = (d: ProfileDocument) => [...(d.komorium ? ['komorium'] : []), ...d.sections.map((s) => s.kind)].join(', ');
+  const kindsOf = kindsIn;
   for (const d of docs.slice(1)) {
     if (kindsOf(d) !== kindsOf(first)) {
       throw new KomoriumError(`merge: ${d.name} holds ${kindsOf(d) || 'no section'} but ${first.name} holds ${kindsOf(first) || 'no section'}: only profiles of the same kinds can be merged`);
@@ -103,7 +126,7 @@ export function accuracyOf(exact: ProfileDocument, sampled: ProfileDocument, opt
     out.push({ kind: s.kind.name, ...(against !== undefined ? { against } : {}), ...s.kind.section.accuracy(e.data, s.data, opts) });
   }
   if (out.length === 0) {
-    const kinds = (d: ProfileDocument) => [...(d.komorium ? ['komorium'] : []), ...d.sections.map((x) => x.kind)].join(', ') || 'none';
+    const kinds = (d: ProfileDocument) => kindsIn(d) || 'none';
     throw new KomoriumError(`diff --accuracy: ${exact.name} (${kinds(exact)}) and ${sampled.name} (${kinds(sampled)}) share no profile kind`);
   }
   return out;

@@ -13,6 +13,18 @@ export interface CallEdge {
   count: number;
 }
 
+/** A section's call graph: its edges, and what their counts are (for exports that name a unit, pprof). */
+export interface CallGraph {
+  edges: readonly CallEdge[];
+  /**
+   * What an edge's count is, as a pprof sample type names it: `calls` when every call was counted,
+   * `sampled_calls` when only the sampled ones were (a share of the calls, not their number).
+   */
+  counts: 'calls' | 'sampled_calls';
+  /** How the section was recorded, one line (its report's headline). */
+  note: string;
+}
+
 export const edgeKey = (e: CallEdge) => `${e.site.key}\u0001${e.callee.key}`;
 
 export function readEdges(r: SectionReader, record: string): CallEdge[] {

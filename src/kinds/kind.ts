@@ -10,7 +10,7 @@ import type { SectionReader } from '../profile/document.js';
 import type { MethodEntry } from '../profile/model.js';
 import type { SiteEntry } from '../profile/document.js';
 import type { LayoutName } from '../framework/layout/context.js';
-import type { CallEdge } from './edge-records.js';
+import type { CallGraph } from './edge-records.js';
 import type { TableIds } from '../profile/write.js';
 import type { NameOptions } from '../report/names.js';
 import type { BlockCodeLookup } from '../report/block-code.js';
@@ -57,8 +57,8 @@ export interface SectionCodec<S> {
    * this one is measured against (ProfileKind.measuredAgainst), whose codec reads it.
    */
   accuracy(exact: S, sampled: S, opts?: AccuracyOptions): Accuracy;
-  /** The section's call graph (call sites and the methods that ran there), when it is one (report --format dot draws it). */
-  callGraph?(s: S): readonly CallEdge[];
+  /** The section's call graph (call sites and the methods that ran there), when it is one (report --format dot draws it, pprof carries it). */
+  callGraph?(s: S): CallGraph;
 }
 
 export interface AccuracyOptions {

@@ -2,7 +2,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { UsageError } from '../../errors.js';
 import { readDocument } from '../../profile/read.js';
 import type { ProfileDocument } from '../../profile/document.js';
-import { dotSections, htmlOfSections, reportSections } from '../../kinds/documents.js';
+import { callGraphKinds, callGraphs, dotSections, htmlOfSections, kindsIn, reportSections } from '../../kinds/documents.js';
 import type { ReportOptions as KindReportOptions } from '../../kinds/kind.js';
 import { blockCodeFrom } from '../../report/block-code.js';
 import { methodMatcher } from '../../report/names.js';
@@ -111,7 +111,8 @@ export interface SectionReportOptions {
 }
 
 /**
- * The text report shows every section of the file; dot draws its call graphs; the other formats
+ * The text report shows every section of the file; dot draws its call graphs; pprof carries
+ * Komorium's samples and the call graphs; the other formats
  * draw Komorium's samples tree, or, in a file without one, html shows the first section whose
  * kind has a page (subpaths).
  */
@@ -129,11 +130,16 @@ export function renderDocument(doc: ProfileDocument, o: ReportOptions & SectionR
   }
   if (o.format === 'dot') {
     const dot = dotSections(doc, kindOptions);
-    if (dot === null) {
-      const kinds = [...(doc.komorium ? ['komorium'] : []), ...doc.sections.map((x) => x.kind)].join(', ');
-      throw new UsageError(`${doc.name}: --format dot draws a call graph (a call-edges or cbs section), and this profile holds ${kinds || 'nothing'}`);
-    }
+    if (dot === null) throw new UsageError(`${doc.name}: --format dot draws a call graph (a ${callGraphKinds()} section), and this profile holds ${kindsIn(doc) || 'nothing'}`);
     return dot;
+  }
+  if (o.format === 'pprof') {
+    // Komorium's samples and every call graph, each in its own value columns (pprof.ts says why).
+    const graphs = callGraphs(doc);
+    if (doc.komorium === null && graphs.length === 0) {
+      throw new UsageError(`${doc.name}: --format pprof exports Komorium's samples or a call graph (a ${callGraphKinds()} section), and this profile holds ${kindsIn(doc) || 'nothing'}`);
+    }
+    return renderPprof(doc.komorium && selectThreads(doc.komorium, o), graphs, doc.name, o);
   }
   if (o.subpaths && !doc.sections.some((s) => s.kind === 'subpaths')) throw new UsageError(`${doc.name}: --subpaths: the profile has no subpaths section`);
   if (o.subpaths && o.format === 'text') return reportSections(doc, kindOptions, 'subpaths');
@@ -182,13 +188,13 @@ export function renderReport(profile: Profile, o: ReportOptions): string | Uint8
     case 'html':
       return renderHtml(profile, o);
     case 'pprof':
-      return renderPprof(profile, o);
+      return renderPprof(profile, [], profile.name, o);
     case 'callgrind':
       return renderCallgrind(profile, o);
     case 'speedscope':
       return renderSpeedscope(profile, o);
     case 'dot':
-      throw new UsageError('--format dot draws the call graph of a call-edges or cbs section; a Komorium profile has none');
+      throw new UsageError('--format dot draws the call graph of a call-edges, call-pairs or cbs section; a Komorium profile has none');
   }
 }
 
@@ -203,8 +209,8 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
         choices: REPORT_FORMATS,
         describe: 'text: hot methods, paths and call tree; collapsed: folded stacks for flamegraph.pl; ' +
           'json: methods and tree for scripts; html: interactive flame graph in one file; ' +
-          'pprof: gzipped profile.proto for go tool pprof; callgrind: for KCachegrind and callgrind_annotate; ' +
-          'speedscope: speedscope\'s file format; dot: the call graph of a call-edges or cbs section for Graphviz (the --top heaviest edges) ' +
+          'pprof: gzipped profile.proto for go tool pprof (Komorium\'s samples, and the call graph of a call-edges, call-pairs or cbs section); callgrind: for KCachegrind and callgrind_annotate; ' +
+          'speedscope: speedscope\'s file format; dot: the call graph of a call-edges, call-pairs or cbs section for Graphviz (the --top heaviest edges) ' +
           '[default: from -o (.html, .json, .folded, .pb.gz, callgrind.out.*, .speedscope.json, .dot), else text]',
       })
       .option('output', { alias: 'o', type: 'string', describe: 'write to this file instead of stdout' })

@@ -10,7 +10,9 @@ import { shareOverlap } from '../../profile/share-overlap.js';
 import { KIND_HEADER_RECORDS, describeKindHeader, kindHeaderLines, mergeKindHeaders, readKindHeader, type KindHeader } from '../../framework/burst-header.js';
 import { formatInt, formatPct, methodName, table } from '../../report/names.js';
 import type { Accuracy, AccuracyOptions, ReportOptions, SectionCodec } from '../kind.js';
-import { edgeLines, mergeEdges, readEdges, type CallEdge } from '../edge-records.js';
+import { edgeLines, mergeEdges, readEdges, type CallEdge, type CallGraph } from '../edge-records.js';
+import { totalCount } from '../call-graph.js';
+import { isExhaustive } from '../../framework/section-header.js';
 
 export interface CallPairs {
   header: KindHeader;
@@ -38,6 +40,13 @@ function byPair(edges: readonly CallEdge[]): Map<string, PairRow> {
   return rows;
 }
 
+function headline(h: KindHeader, calls: number, pairs: number): string {
+  return `call-pairs: ${formatInt(calls)} calls ${h.sampling.layout === 'exhaustive' ? '' : 'sampled '}on ${formatInt(pairs)} caller and callee pairs (${describeKindHeader(h)})`;
+}
+
+/** Bursts sample whatever their interval; without them the framework's interval 1 counts every call. */
+const everyCall = (h: KindHeader) => h.sampling.layout === 'exhaustive' || (h.burst === null && isExhaustive(h.sampling));
+
 export const callPairsSection: SectionCodec<CallPairs> = {
   read(r: SectionReader): CallPairs {
     r.only([...KIND_HEADER_RECORDS, 'pair']);
@@ -60,7 +69,7 @@ export const callPairsSection: SectionCodec<CallPairs> = {
       .filter((r) => !opts.method || opts.method(r.caller) || opts.method(r.callee))
       .sort((a, b) => b.count - a.count || (pairKey(a.caller, a.callee) < pairKey(b.caller, b.callee) ? -1 : 1));
     const lines = [
-      `call-pairs: ${formatInt(total)} calls ${s.header.sampling.layout === 'exhaustive' ? '' : 'sampled '}on ${formatInt(all.length)} caller and callee pairs (${describeKindHeader(s.header)})`,
+      headline(s.header, total, all.length),
       '',
       'Hot call pairs (caller → method that ran; the lines of its hottest calls):',
     ];
@@ -75,6 +84,13 @@ export const callPairsSection: SectionCodec<CallPairs> = {
     lines.push(...table(out, ['r', 'r', 'l']));
     return lines.join('\n') + '\n';
   },
+
+  // The graph by call site, as call-edges holds it: a pair is the sum of its sites' edges.
+  callGraph: (s: CallPairs): CallGraph => ({
+    edges: s.pairs,
+    counts: everyCall(s.header) ? 'calls' : 'sampled_calls',
+    note: headline(s.header, totalCount(s.pairs), byPair(s.pairs).size),
+  }),
 
   accuracy(exact: CallPairs, sampled: CallPairs, opts: AccuracyOptions = {}): Accuracy {
     const counts = (s: CallPairs) => new Map([...byPair(s.pairs)].map(([k, r]) => [k, r.count]));

@@ -83,6 +83,12 @@ function sameSampling(a: CbsHeader, b: CbsHeader): boolean {
   return a.trigger === b.trigger && a.placement === b.placement && a.period === b.period && a.stride === b.stride && a.window === b.window;
 }
 
+function headline(s: Cbs): string {
+  const h = s.header;
+  const dropped = h.dropped > 0 ? `; ${formatInt(h.dropped)} samples had no instrumented caller` : '';
+  return `cbs: ${formatInt(h.samples)} samples on ${formatInt(s.edges.length)} edges in ${formatInt(h.windows)} windows (${describeCbs(h)}${dropped})`;
+}
+
 export const cbsSection: SectionCodec<Cbs> = {
   read(r) {
     r.only([...HEADER, 'edge']);
@@ -112,14 +118,10 @@ export const cbsSection: SectionCodec<Cbs> = {
     };
   },
 
-  report(s, opts) {
-    const h = s.header;
-    const dropped = h.dropped > 0 ? `; ${formatInt(h.dropped)} samples had no instrumented caller` : '';
-    const headline = `cbs: ${formatInt(h.samples)} samples on ${formatInt(s.edges.length)} edges in ${formatInt(h.windows)} windows (${describeCbs(h)}${dropped})`;
-    return [headline, ...edgeTables(s.edges, opts, stackTraceSite)].join('\n') + '\n';
-  },
+  report: (s, opts) => [headline(s), ...edgeTables(s.edges, opts, stackTraceSite)].join('\n') + '\n',
 
   // `exact` is a call-edges section (ProfileKind.measuredAgainst) or another cbs section: both are edge lists.
   accuracy: (exact, sampled, opts) => edgeAccuracy(exact.edges, sampled.edges, opts),
-  callGraph: (s) => s.edges,
+  // A sample is a call, sampled: even a run that sampled every call (period 1, stride 1) is named as sampled, as the kind is.
+  callGraph: (s) => ({ edges: s.edges, counts: 'sampled_calls', note: headline(s) }),
 };
