@@ -139,7 +139,7 @@ export function renderDocument(doc: ProfileDocument, o: ReportOptions & SectionR
     if (doc.komorium === null && graphs.length === 0) {
       throw new UsageError(`${doc.name}: --format pprof exports Komorium's samples or a call graph (a ${callGraphKinds()} section), and this profile holds ${kindsIn(doc) || 'nothing'}`);
     }
-    return renderPprof(doc.komorium && selectThreads(doc.komorium, o), graphs, doc.name, o);
+    return renderPprof(doc.komorium && reportTree(doc.komorium, o), graphs, doc.name, o);
   }
   if (o.subpaths && !doc.sections.some((s) => s.kind === 'subpaths')) throw new UsageError(`${doc.name}: --subpaths: the profile has no subpaths section`);
   if (o.subpaths && o.format === 'text') return reportSections(doc, kindOptions, 'subpaths');
