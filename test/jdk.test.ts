@@ -128,7 +128,7 @@ describe('run --jdk', () => {
   it('gives byte-identical profiles under -Xint, C1 and C2 (exact agent)', () => {
     const profiles = [['-Xint'], ['-XX:TieredStopAtLevel=1'], []].map((jit, i) => {
       const out = join(work, `jit${i}.kprof`);
-      const r = cli(['run', jJar, '--main', 'J', '--agent', 'exact', '--jdk', '-o', out, ...jit.flatMap((j) => ['--jvm-arg', j]), '--', '1000'], { env });
+      const r = cli(['run', jJar, '--main', 'J', '--agent', 'exact', '--jdk', '-o', out, ...jit.map((j) => `--jvm-arg=${j}`), '--', '1000'], { env });
       expect(r.code, r.stderr).toBe(0);
       return data(out);
     });

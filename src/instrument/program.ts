@@ -15,7 +15,7 @@ import { emptyCounts, type ClassReport, type ClassResult } from '../kinds/komori
 import { addRuntime } from './runtime-jar.js';
 import { javaName } from '../classfile/names.js';
 import type { FrameworkClassReport, FrameworkClassResult } from '../framework/class-transform.js';
-import { buildProgram, rewriteEntry, type ClassHeader, type EntryResult, type InstrumentMode, type Program } from './rewrite.js';
+import { buildProgram, headerOf, rewriteEntry, type ClassHeader, type EntryResult, type InstrumentMode, type Program } from './rewrite.js';
 import { duplicateClass, manifestClasspath, readUnits, relinkClassPath, webRootNotes, type Unit } from './units.js';
 
 export interface InstrumentRequest {
@@ -157,16 +157,7 @@ function readHeaders(
             continue;
           }
         } else if (!versioned) firstOf.set(h.name, { where, data: entry.data, unit });
-        const header: ClassHeader = {
-          thisClass: h.name,
-          superClass: h.superName,
-          interfaces: h.interfaces,
-          access: h.access,
-          methods: h.methods,
-          fields: h.fields,
-          instrumented: filter.accepts(h.name),
-          versioned,
-        };
+        const header = headerOf(h, filter.accepts(h.name), versioned);
         parsed.push({ entry, header, unit, where });
       } catch (e) {
         if (!(e instanceof ClassFormatError) || !skipBroken) throw e;

@@ -9,6 +9,7 @@ import { javaName } from '../classfile/names.js';
 import { ClassFormatError, KomoriumError, MethodTooLargeError } from '../errors.js';
 import type { Entry } from '../jar/index.js';
 import { ClassHierarchy, MissingClassError } from '../hierarchy/hierarchy.js';
+import type { HierarchyClass } from '../hierarchy/class-header.js';
 import { instrumentClassWithKinds, type FrameworkClassResult } from '../framework/class-transform.js';
 import { layoutFor, type LayoutName } from '../framework/layout/context.js';
 import type { Trigger } from '../framework/probes.js';
@@ -38,6 +39,11 @@ export interface ClassHeader {
   midBase?: number;
   /** Methods (name + descriptor) kept as they are (ClassPlan via planClass). */
   leftAsIs?: string[];
+}
+
+/** The header of a class as the class hierarchy read it. */
+export function headerOf(h: HierarchyClass, instrumented: boolean, versioned: boolean): ClassHeader {
+  return { thisClass: h.name, superClass: h.superName, interfaces: h.interfaces, access: h.access, methods: h.methods, fields: h.fields, instrumented, versioned };
 }
 
 export interface Program {

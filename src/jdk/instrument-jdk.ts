@@ -18,7 +18,7 @@ import { javaName } from '../classfile/names.js';
 import { ClassFormatError } from '../errors.js';
 import { readClassHeader } from '../hierarchy/class-header.js';
 import { rewriteAll } from '../instrument/program.js';
-import { buildProgram, type ClassHeader, type InstrumentMode } from '../instrument/rewrite.js';
+import { buildProgram, headerOf, type ClassHeader, type InstrumentMode } from '../instrument/rewrite.js';
 import { runtimeEntries } from '../instrument/runtime-jar.js';
 import { toolIdentity } from '../instrument/cache.js';
 import type { ClassResult } from '../kinds/komorium/class-transform.js';
@@ -156,16 +156,7 @@ function readClasses(jdk: JdkImage): JdkClass[] {
     const where = `${jdk.image.path}!/${MODULE}/${name}.class`;
     const h = readClassHeader(data, where, 'input');
     const instrumented = exclusionOf(h.name) === undefined;
-    const header: ClassHeader = {
-      thisClass: h.name,
-      superClass: h.superName,
-      interfaces: h.interfaces,
-      access: h.access,
-      methods: h.methods,
-      fields: h.fields,
-      instrumented,
-      versioned: false,
-    };
+    const header = headerOf(h, instrumented, false);
     if (instrumented) {
       // Class initializers stay as they are: the VM runs many of them in its own order during start-up.
       header.leftAsIs = ['<clinit>()V', ...keptByAnnotation(data, where)].filter((k) => h.methods.some((m) => methodKey(m.name, m.desc) === k));
