@@ -14,6 +14,7 @@ import { diffCommand } from './commands/diff.js';
 import { mergeCommand } from './commands/merge.js';
 import { runCommand } from './commands/run.js';
 import { baselineCommand } from './commands/baseline.js';
+import { instrumentJdkCommand } from './commands/instrument-jdk.js';
 
 export const EXIT = { OK: 0, GATE_FAILED: 1, BAD_INPUT: 2 } as const;
 
@@ -22,7 +23,7 @@ function fail(message: string): never {
   process.exit(EXIT.BAD_INPUT);
 }
 
-const COMMANDS = [instrumentCommand, runCommand, reportCommand, diffCommand, mergeCommand, baselineCommand, inspectCommand];
+const COMMANDS = [instrumentCommand, instrumentJdkCommand, runCommand, reportCommand, diffCommand, mergeCommand, baselineCommand, inspectCommand];
 
 /**
  * Our own version: yargs' default looks for the package.json of the current folder (an ES module
@@ -117,13 +118,14 @@ export async function main(argv: string[]): Promise<void> {
         'that it profiles itself, run it with any java, then report or diff the profile it writes (examples below).',
     )
     .command(ran(instrumentCommand))
+    .command(ran(instrumentJdkCommand))
     .command(ran(runCommand))
     .command(ran(reportCommand))
     .command(ran(diffCommand))
     .command(ran(mergeCommand))
     .command(ran(baselineCommand))
     .command(ran(inspectCommand))
-    .demandCommand(1, 'Name a command: instrument, run, report, diff, merge, baseline or inspect.')
+    .demandCommand(1, 'Name a command: instrument, instrument-jdk, run, report, diff, merge, baseline or inspect.')
     .strict()
     .recommendCommands()
     .example('$0 instrument app.jar -o app-komorium.jar', '')

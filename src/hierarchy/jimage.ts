@@ -141,6 +141,24 @@ export class JImage {
     return m;
   }
 
+  /** The file's first bytes (header and the start of its index): with its size, they tell one build of an image from another. */
+  headerBytes(): Uint8Array {
+    const b = Buffer.alloc(4096);
+    const n = readSync(this.fd, b, 0, b.length, 0);
+    return b.subarray(0, n);
+  }
+
+  /** The names of a module's classes (java/lang/String), in the image's order. */
+  classNames(module: string): string[] {
+    const names: string[] = [];
+    for (let i = 0; i < this.tableLength; i++) {
+      const loc = this.decodeLocation(this.offsets[i]!);
+      if (loc.module !== module || loc.extension !== 'class' || loc.base === 'module-info') continue;
+      names.push(loc.parent === '' ? loc.base : `${loc.parent}/${loc.base}`);
+    }
+    return names;
+  }
+
   /** The bytes of a resource by its full image name (/java.base/java/lang/String.class), or null. */
   read(name: string): Uint8Array | null {
     const loc = this.find(name);

@@ -61,7 +61,7 @@ function isFile(path: string): boolean {
 
 let toolHash: string | null = null;
 /** This build of komorium-ts: its compiled code and its runtime jar, hashed. */
-function toolIdentity(): string {
+export function toolIdentity(): string {
   if (toolHash !== null) return toolHash;
   const dist = resolve(dirname(fileURLToPath(import.meta.url)), '..');
   const h = createHash('sha256');

@@ -15,7 +15,7 @@ import { emptyCounts, type ClassReport, type ClassResult } from '../kinds/komori
 import { addRuntime } from './runtime-jar.js';
 import { javaName } from '../classfile/names.js';
 import type { FrameworkClassReport, FrameworkClassResult } from '../framework/class-transform.js';
-import { buildProgram, rewriteEntry, type ClassHeader, type EntryResult, type InstrumentMode, type Program } from './rewrite.js';
+import { buildProgram, headerOf, rewriteEntry, type ClassHeader, type EntryResult, type InstrumentMode, type Program } from './rewrite.js';
 import { duplicateClass, manifestClasspath, readUnits, relinkClassPath, webRootNotes, type Unit } from './units.js';
 
 export interface InstrumentRequest {
@@ -34,6 +34,8 @@ export interface InstrumentRequest {
   progress?: (done: number, total: number) => void;
   /** Called with the jars read for the class hierarchy beyond `classpath` (manifest Class-Path): the cache's dependencies. */
   extraClasspath?: (paths: string[]) => void;
+  /** The JDK that completes the class hierarchy (instrument-jdk --java-home); default the running one. */
+  javaHome?: string;
 }
 
 export interface InstrumentSummary {
@@ -65,7 +67,7 @@ export { instrumentClassBytes } from './rewrite.js';
 
 const VERSIONED = /^META-INF\/versions\/(\d+)\//;
 
-interface ParsedEntry {
+export interface ParsedEntry {
   entry: Entry;
   header: ClassHeader;
   unit: Unit;
@@ -155,16 +157,7 @@ function readHeaders(
             continue;
           }
         } else if (!versioned) firstOf.set(h.name, { where, data: entry.data, unit });
-        const header: ClassHeader = {
-          thisClass: h.name,
-          superClass: h.superName,
-          interfaces: h.interfaces,
-          access: h.access,
-          methods: h.methods,
-          fields: h.fields,
-          instrumented: filter.accepts(h.name),
-          versioned,
-        };
+        const header = headerOf(h, filter.accepts(h.name), versioned);
         parsed.push({ entry, header, unit, where });
       } catch (e) {
         if (!(e instanceof ClassFormatError) || !skipBroken) throw e;
@@ -263,20 +256,20 @@ function outputEntries(
 /** Below this many classes, starting workers costs more than it saves. */
 const PARALLEL_MIN_CLASSES = 300;
 
-async function rewriteAll(
-  todo: ParsedEntry[],
+export async function rewriteAll<P extends Pick<ParsedEntry, 'entry' | 'where'>>(
+  todo: P[],
   headers: ClassHeader[],
   program: Program,
-  req: InstrumentRequest,
+  req: Pick<InstrumentRequest, 'classpath' | 'mode' | 'progress' | 'javaHome'>,
   warnings: string[],
-): Promise<Map<ParsedEntry, EntryResult>> {
-  const results = new Map<ParsedEntry, EntryResult>();
+): Promise<Map<P, EntryResult>> {
+  const results = new Map<P, EntryResult>();
   const workers = workerCount(todo.length);
   if (workers > 1) {
     const { rewriteInWorkers } = await import('./parallel.js');
     const out = await rewriteInWorkers(
       todo.map((p) => ({ name: p.where, data: p.entry.data })),
-      { headers, classpath: req.classpath, mode: req.mode },
+      { headers, classpath: req.classpath, mode: req.mode, ...(req.javaHome === undefined ? {} : { javaHome: req.javaHome }) },
       workers,
       warnings,
       (done) => req.progress?.(done, todo.length),

@@ -9,6 +9,7 @@ import { javaName } from '../classfile/names.js';
 import { ClassFormatError, KomoriumError, MethodTooLargeError } from '../errors.js';
 import type { Entry } from '../jar/index.js';
 import { ClassHierarchy, MissingClassError } from '../hierarchy/hierarchy.js';
+import type { HierarchyClass } from '../hierarchy/class-header.js';
 import { instrumentClassWithKinds, type FrameworkClassResult } from '../framework/class-transform.js';
 import { layoutFor, type LayoutName } from '../framework/layout/context.js';
 import type { Trigger } from '../framework/probes.js';
@@ -34,6 +35,15 @@ export interface ClassHeader {
   fields: { name: string; desc: string; access: number }[];
   instrumented: boolean;
   versioned: boolean;
+  /** A class of the instrumented JDK: its first method identifier (ClassPlan.midBase). */
+  midBase?: number;
+  /** Methods (name + descriptor) kept as they are (ClassPlan via planClass). */
+  leftAsIs?: string[];
+}
+
+/** The header of a class as the class hierarchy read it. */
+export function headerOf(h: HierarchyClass, instrumented: boolean, versioned: boolean): ClassHeader {
+  return { thisClass: h.name, superClass: h.superName, interfaces: h.interfaces, access: h.access, methods: h.methods, fields: h.fields, instrumented, versioned };
 }
 
 export interface Program {
@@ -43,15 +53,24 @@ export interface Program {
 }
 
 /** Plans and class hierarchy of the whole input (headers: base versions before multi-release ones). */
-export function buildProgram(headers: readonly ClassHeader[], classpath: string[], warnings: string[], hierarchy?: ClassHierarchy): Program {
-  hierarchy ??= new ClassHierarchy({ classpath });
+export function buildProgram(
+  headers: readonly ClassHeader[],
+  classpath: string[],
+  warnings: string[],
+  hierarchy?: ClassHierarchy,
+  /** The JDK that completes the hierarchy; default the running one. */
+  javaHome?: string,
+): Program {
+  hierarchy ??= new ClassHierarchy(javaHome === undefined ? { classpath } : { classpath, jdk: javaHome });
   const plans = new Map<string, ClassPlan>();
   for (const h of headers) {
     if (plans.has(h.thisClass)) continue;
     // The first header of a name: its base version, or, for a class that exists only under
     // META-INF/versions/N, its first versioned one (else it would be "missing" from its own input).
     hierarchy.addClass(h);
-    plans.set(h.thisClass, planClass(h.thisClass, h.access, h.methods, h.instrumented));
+    const plan = planClass(h.thisClass, h.access, h.methods, h.instrumented, h.leftAsIs);
+    if (h.midBase !== undefined) plan.midBase = h.midBase;
+    plans.set(h.thisClass, plan);
   }
   const missingSeen = new Set<string>();
   let current = '';
@@ -59,6 +78,7 @@ export function buildProgram(headers: readonly ClassHeader[], classpath: string[
   const view: ProgramView = {
     plans,
     hierarchy: h,
+    jdk: headers.some((x) => x.midBase !== undefined),
     isSerializable(name: string): boolean {
       try {
         return h.isAssignable(name, 'java/io/Serializable');

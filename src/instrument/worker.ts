@@ -10,6 +10,8 @@ export interface WorkerInit {
   headers: ClassHeader[];
   classpath: string[];
   mode: InstrumentMode;
+  /** The JDK that completes the hierarchy (instrument-jdk --java-home); default the running one. */
+  javaHome?: string;
 }
 
 export interface WorkerTask {
@@ -20,7 +22,7 @@ export interface WorkerTask {
 
 const init = workerData as WorkerInit;
 const warnings: string[] = [];
-const program = buildProgram(init.headers, init.classpath, warnings);
+const program = buildProgram(init.headers, init.classpath, warnings, undefined, init.javaHome);
 
 parentPort!.on('message', (task: WorkerTask) => {
   const before = warnings.length;

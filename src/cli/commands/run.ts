@@ -14,6 +14,8 @@ import type { Profile } from '../../profile/model.js';
 import { renderText } from '../../report/text.js';
 import { KomoriumError } from '../../errors.js';
 import { CLASSPATH_HELP, classpathElements } from '../classpath.js';
+import { instrumentJdk } from '../../jdk/instrument-jdk.js';
+import { describeJdk, javaHomeOf } from './instrument-jdk.js';
 
 interface RunArgs {
   jar: string;
@@ -35,6 +37,8 @@ interface RunArgs {
   checks: 'all' | 'optimized';
   'max-path': number;
   'call-lines': boolean;
+  jdk: boolean;
+  'java-home'?: string;
 }
 
 export const runCommand: CommandModule<object, RunArgs> = {
@@ -64,6 +68,12 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('checks', { choices: ['all', 'optimized'] as const, default: 'optimized' as const, describe: 'as for instrument' })
       .option('max-path', { type: 'number', default: 50, describe: 'as for instrument' })
       .option('call-lines', { type: 'boolean', default: false, describe: 'as for instrument' })
+      .option('jdk', {
+        type: 'boolean',
+        default: false,
+        describe: "count the JDK's bytecodes too: runs on java.base instrumented by instrument-jdk (made on first use, then cached)",
+      })
+      .option('java-home', { type: 'string', describe: 'with --jdk: the JDK to instrument and run [default: JAVA_HOME, else the java on PATH]' })
       .example('$0 run app.jar -- input.txt', 'profile app.jar on input.txt; writes app.kprof')
       .example('$0 run app.jar --agent exact -- -v --out x.txt', 'everything after -- goes to the program') as unknown as Argv<RunArgs>,
   handler: async (a) => {
@@ -71,6 +81,17 @@ export const runCommand: CommandModule<object, RunArgs> = {
     // As for every command's output: the folder must exist (checked now, before minutes of work).
     if (!statSync(dirname(outOption), { throwIfNoEntry: false })?.isDirectory()) {
       throw new KomoriumError(`cannot write ${outOption}: the folder ${dirname(outOption)} does not exist`);
+    }
+    // --jdk: java.base instrumented first (or from its cache), so that a bad JDK fails before the program is rewritten.
+    let jdkArgs: string[] = [];
+    let java = a.java;
+    if (a.jdk) {
+      const home = javaHomeOf(a['java-home']);
+      const start = process.hrtime.bigint();
+      const s = await instrumentJdk({ javaHome: home });
+      process.stderr.write(`komorium-ts: ${describeJdk(s, Number(process.hrtime.bigint() - start) / 1e9).split('\n')[0]}\n`);
+      jdkArgs = [`@${s.argsFile}`];
+      if (a['java-home'] !== undefined) java = join(home, 'bin', 'java');
     }
     const work = mkdtempSync(join(tmpdir(), 'komorium-run-'));
     try {
@@ -83,7 +104,10 @@ export const runCommand: CommandModule<object, RunArgs> = {
         include: a.include,
         exclude: a.exclude,
         skipBroken: false,
-        mode: { profile: 'komorium', options: { checks: a.checks, maxPath: a['max-path'], leafOpt: true, callbacks: true, counter: 'field', callLines: a['call-lines'], jitLimit: 'ignore' } },
+        mode: {
+          profile: 'komorium',
+          options: { checks: a.checks, maxPath: a['max-path'], leafOpt: true, callbacks: true, counter: 'field', callLines: a['call-lines'], jitLimit: 'ignore', ...(a.jdk ? { countedJdk: true } : {}) },
+        },
       });
       const cp = [instrumented, ...classpath].join(delimiter);
       // A profile left by an earlier run must not pass for this run's: the nonce comes back in
@@ -101,8 +125,8 @@ export const runCommand: CommandModule<object, RunArgs> = {
       // Instrumented methods that grew past HugeMethodLimit (jitLimit 'ignore' above) would otherwise never be JIT-compiled.
       const jit = ['-XX:-DontCompileHugeMethods'];
       const programArgs = [...a.args, ...(a['--'] ?? [])].map(String);
-      const r = spawnSync(a.java, [...jit, ...a['jvm-arg'], ...props, ...launch, ...programArgs], { stdio: 'inherit' });
-      if (r.error) throw new KomoriumError(`cannot run ${a.java}: ${r.error.message}`);
+      const r = spawnSync(java, [...jit, ...jdkArgs, ...a['jvm-arg'], ...props, ...launch, ...programArgs], { stdio: 'inherit' });
+      if (r.error) throw new KomoriumError(`cannot run ${java}: ${r.error.message}`);
       const programExit = r.status ?? 1;
       if (a.agent === 'none') {
         process.stderr.write('\nkomorium-ts: --agent none counts bytecodes but writes no profile\n');

@@ -56,6 +56,8 @@ export interface ProgramView {
   missingType(site: CallSite, missing: string): void;
   /** Whether the class implements java.io.Serializable (false, with a warning, when undecidable). */
   isSerializable(name: string): boolean;
+  /** The program is the JDK itself (instrument-jdk): its classes call each other's extended versions. */
+  jdk?: boolean;
 }
 
 /** Classes of the JDK: they never extend or implement classes of the program (they cannot see them). */
@@ -109,7 +111,7 @@ function isInertCall(site: CallSite): boolean {
 
 export function decideCall(site: CallSite, program: ProgramView): CallDecision {
   if (site.op === OP.INVOKEDYNAMIC) return 'callout';
-  if (isJdkClass(site.owner)) return isInertCall(site) ? 'plain' : 'callout';
+  if (isJdkClass(site.owner) && !(program.jdk && program.plans.has(site.owner))) return isInertCall(site) ? 'plain' : 'callout';
   const key = methodKey(site.name, site.desc);
   const ownerPlan = program.plans.get(site.owner);
   // Resolution looks in the named class first, so a method declared there decides it.

@@ -18,7 +18,8 @@ import { RT } from './runtime-names.js';
 import type { ProgramView } from './calls.js';
 import { instrumentBody, extendedMember, NotInstrumentable, type BodyStats } from './method-body.js';
 import { addFactories, addMidFields, emptyCode, forwarderCode, midInitCode, syntheticClinit, wrapperCode, MID_FIELD_ACCESS, type ForwardMode, type MidEntry } from './members.js';
-import { dispatchChecked, planClass, type MethodKind } from './plan.js';
+import { dispatchChecked, jdkMidOrder, planClass, type MethodKind } from './plan.js';
+import type { MidRef } from './body/context.js';
 import { isJdkClass } from './calls.js';
 import { computePieces } from './pieces.js';
 import { op } from '../../bytecode/emit.js';
@@ -45,6 +46,11 @@ export interface InstrumentOptions {
   jitLimit?: 'fit' | 'ignore';
   /** See BodyOptions.callLines. */
   callLines?: boolean;
+  /**
+   * The program will run on the instrumented JDK (run --jdk): every JDK call publishes the reified
+   * stack, the inert ones too (String, StringBuilder, the boxes), whose bytecodes are now counted.
+   */
+  countedJdk?: boolean;
 }
 
 export interface LeftAsIs {
@@ -116,6 +122,11 @@ function codeLength(attr: RawAttribute): number {
 
 export interface ClassResult {
   bytes: Uint8Array;
+  /**
+   * A class of the instrumented JDK: its source file and the first line of each method that has an
+   * identifier (name + descriptor → line), for the method table instrument-jdk writes.
+   */
+  jdkMethods?: { source: string | null; firstLines: Record<string, number> };
   /** Classes the transform adds beside this one (interface identifier holders): internal name → bytes. */
   extra: { name: string; bytes: Uint8Array }[];
   report: ClassReport;
@@ -155,7 +166,12 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
   }
   // Computed from the class as it was, before anything is added.
   addSerialVersionUID(cf, () => program.isSerializable(cf.thisClass));
-  const plan = planClass(cf.thisClass, cf.access, cf.methods, true);
+  // The instrumented JDK (instrument-jdk): constant identifiers, methods kept as they are by the plan.
+  const jdkPlan = program.jdk ? program.plans.get(cf.thisClass) : undefined;
+  const jdk = jdkPlan?.midBase !== undefined ? { plan: jdkPlan, order: jdkMidOrder(jdkPlan) } : null;
+  const plan = jdk?.plan ?? planClass(cf.thisClass, cf.access, cf.methods, true);
+  const tcGetter = jdk ? 'jdkTC' : 'getTC';
+  const firstLines: Record<string, number> = {};
   const inHolder = isInterface || midsInHolder;
   const midOwner = inHolder ? cf.thisClass + RT.HOLDER_SUFFIX : cf.thisClass;
   const mids: MidEntry[] = [];
@@ -200,11 +216,14 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
     const attr = codeAttribute(m);
     if (!attr) throw new KomoriumError(`${cf.entry}: method ${m.name}${m.desc} has no Code attribute`);
     const midIndex = mids.length;
-    const mid = { owner: midOwner, name: RT.MID_FIELD_PREFIX + midIndex };
+    const mid: MidRef = jdk
+      ? { value: jdk.plan.midBase! + jdk.order.findIndex((x) => x.name === m.name && x.desc === m.desc) }
+      : { owner: midOwner, name: RT.MID_FIELD_PREFIX + midIndex };
     const mode = kind === 'body' ? 'extended' : 'in-place';
     const ext = kind === 'body' ? extendedMember(cf, m) : m;
-    // instrument --call-lines: one more identifier per line the method calls from, after its own.
-    const callLines = options.callLines ? callLinesOf(readCode(cf, m, attr)) : [];
+    // instrument --call-lines: one more identifier per line the method calls from, after its own
+    // (not in the JDK: its identifiers are constants numbered before the rewrite).
+    const callLines = options.callLines && !jdk ? callLinesOf(readCode(cf, m, attr)) : [];
     const callLineMids = new Map(callLines.map((l, j) => [l, { owner: midOwner, name: RT.MID_FIELD_PREFIX + (midIndex + 1 + j) }]));
     const rewrite = (maxPath: number, compact = false) => {
       const code = readCode(cf, m, attr);
@@ -218,6 +237,8 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
         counter: compact ? 'field' : options.counter,
         compact,
         mid,
+        tcGetter,
+        countedJdk: options.countedJdk === true,
         dispatchCheck: checked,
         callLines: callLineMids,
       });
@@ -259,14 +280,15 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
         }
         if (kind === 'body') {
           ext.attributes = [encoded];
-          replaceCode(m, writeCode(cf, m, wrapperCode(cf, m, checked)));
+          replaceCode(m, writeCode(cf, m, wrapperCode(cf, m, checked, tcGetter)));
           added.push(ext);
           report.wrappers++;
         } else {
           replaceCode(m, encoded);
         }
       }
-      mids.push({ field: mid.name, name: m.name, desc: m.desc, line });
+      if ('value' in mid) firstLines[m.name + m.desc] = line;
+      else mids.push({ field: mid.name, name: m.name, desc: m.desc, line });
       for (const [callLine, f] of callLineMids) mids.push({ field: f.name, name: m.name, desc: m.desc, line, callLine });
       addStats(stats);
     } catch (e) {
@@ -297,7 +319,7 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
     }
   }
   if (clinit) replaceCode(clinit.member, writeCode(cf, clinit.member, clinit.code, { frameAt: encoderFrames(cf, clinit.member, clinit.code) }));
-  if (!isInterface) added.push(classMethod(cf, program));
+  if (!isInterface) added.push(classMethod(cf, program, jdk !== null));
   if (isInterface) {
     const companion = buildCompanion(cf);
     if (companion) extra.push(companion);
@@ -306,7 +328,8 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
   }
   cf.methods.push(...added);
   addFactories(cf, plan);
-  return { bytes: cf.toBytes(), extra, report };
+  const jdkMethods = jdk ? { jdkMethods: { source: sourceFileOf(cf), firstLines } } : {};
+  return { bytes: cf.toBytes(), extra, report, ...jdkMethods };
 }
 
 /**
@@ -317,9 +340,11 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
  * this class and the JDK is not instrumented in this run (it might override a method without an
  * extended version), and in class files older than 49, which cannot ldc a class.
  */
-function classMethod(cf: ClassFile, program: ProgramView): MemberInfo {
+function classMethod(cf: ClassFile, program: ProgramView, inJdk: boolean): MemberInfo {
   let trusted = cf.major >= 49;
-  for (let s = cf.superClass; trusted && s !== null && !isJdkClass(s); ) {
+  // In the JDK itself every superclass up to Object must be instrumented (Thread's subclasses are not trusted).
+  const above = (s: string) => (inJdk ? s !== 'java/lang/Object' : !isJdkClass(s));
+  for (let s = cf.superClass; trusted && s !== null && above(s); ) {
     const info = program.plans.get(s)?.instrumented ? program.hierarchy.lookup(s) : null;
     if (info === null) trusted = false;
     else s = info.superName;

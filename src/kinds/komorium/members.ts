@@ -43,13 +43,13 @@ function selfInvoke(cf: ClassFile, m: MemberInfo, name: string, desc: string, vi
  * r = ext(args…, tc, stack, sp); tc.exit(stack, sp); return r`. Called by native code,
  * reflection, the JDK and uninstrumented code exactly as before (§4.3).
  */
-export function wrapperCode(cf: ClassFile, m: MemberInfo, direct = false): MethodCode {
+export function wrapperCode(cf: ClassFile, m: MemberInfo, direct = false, tcGetter = 'getTC'): MethodCode {
   const cp = cf.cp;
   const isStatic = (m.access & ACC.STATIC) !== 0;
   const k = argSlots(m.desc) + (isStatic ? 0 : 1);
   const [T, S, P] = [k, k + 1, k + 2];
   const nodes: Node[] = [
-    invoke(cp, OP.INVOKESTATIC, RT.TC, 'getTC', `()${RT.TC_DESC}`),
+    invoke(cp, OP.INVOKESTATIC, RT.TC, tcGetter, `()${RT.TC_DESC}`),
     load(OP.ASTORE, T),
     load(OP.ALOAD, T),
     invoke(cp, OP.INVOKEVIRTUAL, RT.TC, 'enter', `()${RT.STACK_DESC}`),

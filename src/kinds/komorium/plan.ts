@@ -33,6 +33,12 @@ export interface ClassPlan {
   /** False for classes matched by --exclude or otherwise left as they are. */
   instrumented: boolean;
   methods: Map<string, PlannedMethod>;
+  /**
+   * A class of the instrumented JDK (instrument-jdk): the identifier of its first method with a body.
+   * Its methods' identifiers are constants (MID.JDK_FIRST onwards, see jdkMidOrder), not fields
+   * set in <clinit>: JDK classes are initialised before anything could register them.
+   */
+  midBase?: number;
 }
 
 /** The JVM allows 255 argument slots including `this` (JVMS 4.3.3). */
@@ -62,12 +68,21 @@ export function planClass(
   access: number,
   methods: { name: string; desc: string; access: number }[],
   instrumented: boolean,
+  /** Methods (methodKey) kept exactly as they are, with no extended version (the JDK's caller-sensitive ones). */
+  leftAsIs?: readonly string[],
 ): ClassPlan {
   const map = new Map<string, PlannedMethod>();
+  const keep = new Set(leftAsIs ?? []);
   for (const m of methods) {
-    map.set(methodKey(m.name, m.desc), { ...m, kind: kindOf(access, instrumented, m) });
+    const key = methodKey(m.name, m.desc);
+    map.set(key, { ...m, kind: keep.has(key) ? 'none' : kindOf(access, instrumented, m) });
   }
   return { name, isInterface: (access & ACC.INTERFACE) !== 0, access, instrumented, methods: map };
+}
+
+/** The methods of a JDK class that get identifiers, in order: the n-th is `midBase + n`. */
+export function jdkMidOrder(plan: ClassPlan): PlannedMethod[] {
+  return [...plan.methods.values()].filter((m) => m.kind === 'body' || m.kind === 'in-place');
 }
 
 export function hasExtended(kind: MethodKind): boolean {

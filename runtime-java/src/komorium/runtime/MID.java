@@ -42,10 +42,58 @@ public final class MID {
     private static volatile MID[] table = new MID[1024];
     private static int count;
 
+    /**
+     * The first identifier of the instrumented JDK's methods: right after the three above. Its
+     * classes cannot register in their static initializers (many run before anything is ready, in
+     * the middle of VM start-up), so komorium-ts instrument-jdk numbers their methods itself, as
+     * constants in their code, and lists them in {@link #JDK_TABLE} beside this class, in order.
+     */
+    public static final int JDK_FIRST = 3;
+
+    /** The resource that lists the instrumented JDK's methods (only in a patched java.base). */
+    static final String JDK_TABLE = "jdk-methods.txt";
+
     static {
         register("<unknown>", "<unknown>", "()V", null, -1);
         register("<truncated>", "<truncated>", "()V", null, -1);
         register("[uninstrumented]", "[uninstrumented]", "()V", null, -1);
+        if (TC.inJavaBase()) {
+            registerJdk();
+        }
+    }
+
+    /**
+     * Registers the instrumented JDK's methods from {@link #JDK_TABLE}: a line
+     * {@code class TAB className TAB sourceFile} starts each class (sourceFile empty when none), then one
+     * line {@code name TAB descriptor TAB firstLine} per method, in identifier order.
+     */
+    private static void registerJdk() {
+        java.io.InputStream in = MID.class.getResourceAsStream(JDK_TABLE);
+        if (in == null) {
+            return;
+        }
+        try {
+            java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(in, "UTF-8"), 1 << 16);
+            try {
+                String className = "";
+                String source = null;
+                for (String line = r.readLine(); line != null; line = r.readLine()) {
+                    int tab1 = line.indexOf('\t');
+                    int tab2 = line.indexOf('\t', tab1 + 1);
+                    if (line.startsWith("class\t")) {
+                        className = line.substring(tab1 + 1, tab2);
+                        source = tab2 + 1 == line.length() ? null : line.substring(tab2 + 1);
+                    } else {
+                        register(className, line.substring(0, tab1), line.substring(tab1 + 1, tab2), source,
+                                Integer.parseInt(line.substring(tab2 + 1)), -1);
+                    }
+                }
+            } finally {
+                r.close();
+            }
+        } catch (java.io.IOException e) {
+            Report.error("komorium: cannot read the instrumented JDK's method table: " + e);
+        }
     }
 
     private final String className;

@@ -255,6 +255,9 @@ final class ProfileFile {
         header(sb, "date", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
         header(sb, "options", Config.options());
         header(sb, "pid", String.valueOf(Config.pid()));
+        // Whether the JDK's own bytecodes are counted: the runtime runs from a patched java.base
+        // only when the JDK was instrumented (komorium-ts instrument-jdk).
+        header(sb, "jdk", TC.inJavaBase() ? "instrumented" : "not instrumented");
         for (String[] h : headers) {
             header(sb, h[0], h[1]);
         }

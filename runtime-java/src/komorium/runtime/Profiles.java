@@ -77,6 +77,8 @@ final class Profiles {
         if (!WRITTEN.compareAndSet(false, true)) {
             return;
         }
+        // The JDK code the runtime runs from here on is its own work, not the program's.
+        TC.mute();
         List<Runnable> tasks;
         synchronized (SECTIONS) {
             tasks = new ArrayList<Runnable>(BEFORE_WRITE);
@@ -122,6 +124,15 @@ final class Profiles {
 
     /** {@link #write(File)} with extra headers, {@code {key, value}} each. */
     static String write(File target, String[][] headers) throws IOException {
+        TC.mute();
+        try {
+            return writeMuted(target, headers);
+        } finally {
+            TC.unmute();
+        }
+    }
+
+    private static String writeMuted(File target, String[][] headers) throws IOException {
         List<Section> sections;
         synchronized (SECTIONS) {
             sections = new ArrayList<Section>(SECTIONS);

@@ -11,11 +11,44 @@ package komorium.runtime;
  * is instrumented, so the runtime's own bytecodes are never counted.
  */
 public final class TC {
-    /** Associates each thread with its context. */
-    private static final ThreadLocal<TC> CURRENT = new ThreadLocal<TC>();
+    /*
+     * Starting (issue 26). With an instrumented JDK (komorium-ts instrument-jdk), java.base itself
+     * calls jdkTC() from its wrappers, from the first bytecodes the VM runs: this class may then be
+     * initialised in the middle of VM start-up (inside String's or System's initialisation), before
+     * system properties, the class path or even ThreadLocal's own initialisation are ready. So its
+     * static initializer touches nothing but the three fields below, in this order, and the agent is
+     * started later, by the first getTC() of application code ({@link #start}); until then, and
+     * while it starts, every JDK entry gets the shared, muted context {@link #MUTED} and counts
+     * nothing. getTC() is only ever called by application code, which runs after the VM booted.
+     */
+    private static final int NEW = 0;
+    private static final int STARTING = 1;
+    private static final int READY = 2;
 
-    private static final int STACK_SIZE = Config.stackSize();
-    private static final int MAX_STACKS = Config.maxStacks();
+    /**
+     * The context of JDK code that runs before counting starts, shared by all threads: its counts
+     * are dropped, it never samples, and {@link #enter} gives it a small private stack every time
+     * (threads share it, so it keeps no stack of its own). First: the JDK code the other
+     * initializers run re-enters {@link #jdkTC} while this class is still being initialised.
+     */
+    private static final TC MUTED = new TC(null, 0);
+
+    /**
+     * Associates each thread with its context (ThreadLocal is never instrumented: README,
+     * "Counting the JDK's bytecodes"). Made by {@link #start}, not here: ThreadLocal's initializer
+     * initialises AtomicInteger and Unsafe, and when String's initializer is what loads this class,
+     * that comes before the VM has set Unsafe's constants (its address size read as 0, every
+     * allocateMemory then returned address 0: a crash in VM start-up).
+     */
+    private static ThreadLocal<TC> CURRENT;
+
+    /** Held while the agent starts; the starting thread may re-enter. */
+    private static final Object START_LOCK = new Object();
+    private static volatile int state = NEW;
+
+    /** Set by {@link #start}, before any context but {@link #MUTED} exists. */
+    private static int stackSize;
+    private static int maxStacks;
 
     /** Every context created so far, for the exit flush of pending bytecodes (§7.2). */
     private static final Object REGISTRY = new Object();
@@ -29,16 +62,36 @@ public final class TC {
     /** The agent being called; null for {@code none}, while loading, and after it failed. */
     private static volatile SamplingProfiler profiler;
 
-    static {
-        // Last in the static initializer: an instrumented agent class re-enters TC.getTC() while
-        // it is constructed, which must find the fields above already set.
-        SamplingProfiler p = Lifecycle.start();
-        profiler = p;
-        TC early = CURRENT.get();
-        if (early != null && p != null) {
-            // This thread ran instrumented agent code before the agent existed: register it now.
-            early.register();
+    /**
+     * Starts the agent, once: called by the first getTC() of application code. Other threads wait
+     * until it has started; the starting thread itself goes on (an instrumented agent class calls
+     * getTC() while it is constructed), with the agent still null, and is registered afterwards.
+     */
+    private static void start() {
+        synchronized (START_LOCK) {
+            if (state != NEW) {
+                return;
+            }
+            CURRENT = new ThreadLocal<TC>();
+            state = STARTING;
+            stackSize = Config.stackSize();
+            maxStacks = Config.maxStacks();
+            // The JDK's method table (MID), read while JDK code is still muted.
+            MID.count();
+            SamplingProfiler p = Lifecycle.start();
+            profiler = p;
+            state = READY;
+            TC early = CURRENT.get();
+            if (early != null && p != null) {
+                // This thread ran instrumented agent code before the agent existed: register it now.
+                early.register();
+            }
         }
+    }
+
+    /** Whether this runtime was loaded from a patched java.base (the instrumented JDK), not from the application's jar. */
+    static boolean inJavaBase() {
+        return TC.class.getClassLoader() == null;
     }
 
     /**
@@ -66,7 +119,7 @@ public final class TC {
     public int enterSp;
 
     /** Pool of reified stacks (§3.2), used as a stack. */
-    private final int[][] pool = new int[MAX_STACKS][];
+    private final int[][] pool;
     private int pooled;
 
     final Thread thread;
@@ -82,24 +135,119 @@ public final class TC {
     /** True while this thread runs agent code: nested triggers must not call the agent again. */
     private boolean inAgent;
 
-    private TC(Thread thread) {
+    /**
+     * Greater than 0 while the runtime itself runs on this thread (writing a profile, a dump):
+     * the JDK code it calls counts nothing and never samples ({@link #mute}). {@link #MUTED} and
+     * the contexts of the runtime's own threads stay muted for good.
+     */
+    private int muted;
+    /** The counter when this thread was muted, restored when it is unmuted. */
+    private int mutedCounter;
+    private int[] mutedOutStack;
+    private int mutedOutSp;
+
+    private TC(Thread thread, int poolSize) {
         this.thread = thread;
-        this.instrCounter = this.gran = Integer.MAX_VALUE;
+        this.pool = new int[poolSize][];
+        this.instrCounter = this.gran = this.mutedCounter = Integer.MAX_VALUE;
+        if (thread == null) {
+            muted = 1;
+        }
     }
 
-    /** Returns the context of the current thread, creating and registering it on first use. */
+    /**
+     * Returns the context of the current thread, creating and registering it on first use. Called
+     * by application code only: its first call starts the agent.
+     */
     public static TC getTC() {
+        if (state != READY) {
+            start();
+        }
+        TC tc = CURRENT.get();
+        return tc != null ? tc : create();
+    }
+
+    /**
+     * getTC() for the instrumented JDK's wrappers and methods instrumented in place: the muted
+     * context until the application's first getTC() has started the agent, so that JDK code the
+     * VM runs before that (start-up, class loading, the agent's own start) counts nothing.
+     */
+    public static TC jdkTC() {
+        if (state != READY) {
+            TC m = MUTED;
+            // Null only while this class's first initializer runs.
+            return m != null ? m : new TC(null, 0);
+        }
         TC tc = CURRENT.get();
         return tc != null ? tc : create();
     }
 
     private static TC create() {
-        TC tc = new TC(Thread.currentThread());
-        // Set before registering: agent code run by register() then finds this context.
+        TC tc = new TC(Thread.currentThread(), maxStacks);
+        // Set before registering: agent code run by register() (and JDK code that enlisting
+        // runs) then finds this context.
         CURRENT.set(tc);
+        tc.muted = 1;
+        boolean system = systemThread(tc.thread);
+        if (system) {
+            // The VM's own threads (Reference Handler, Finalizer, Common-Cleaner, Signal
+            // Dispatcher) run JDK code when the garbage collector says so: counting them would make
+            // profiles differ from run to run. Their context stays muted and unregistered.
+            return tc;
+        }
+        tc.muted = 0;
         enlist(tc);
         tc.register();
         return tc;
+    }
+
+    /** A thread of the "system" thread group (the root group), which application threads never are. */
+    private static boolean systemThread(Thread t) {
+        ThreadGroup g = t.getThreadGroup();
+        return g != null && g.getParent() == null && inJavaBase();
+    }
+
+    /**
+     * Mutes the current thread while the runtime runs on it (writing a profile, a dump): the JDK
+     * code it calls counts nothing, never samples, and does not continue the program's reified
+     * stack. A thread without a context (one of the runtime's own) gets a muted one that is never
+     * registered. Pair with {@link #unmute} in a finally block. Does nothing before the agent
+     * started: the JDK is muted then anyway.
+     */
+    static void mute() {
+        if (state != READY) {
+            return;
+        }
+        TC tc = CURRENT.get();
+        if (tc == null) {
+            tc = new TC(Thread.currentThread(), maxStacks);
+            tc.muted = 1;
+            CURRENT.set(tc);
+        }
+        if (tc.muted++ == 0) {
+            tc.mutedCounter = tc.instrCounter;
+            tc.mutedOutStack = tc.outStack;
+            tc.mutedOutSp = tc.outSp;
+            tc.instrCounter = Integer.MAX_VALUE;
+            tc.outSp = -1;
+        }
+    }
+
+    /** Ends a {@link #mute}: what the runtime counted meanwhile is dropped. */
+    static void unmute() {
+        if (state != READY) {
+            return;
+        }
+        TC tc = CURRENT.get();
+        if (tc == null || tc.muted == 0) {
+            return;
+        }
+        if (--tc.muted == 0) {
+            tc.instrCounter = tc.mutedCounter;
+            tc.outStack = tc.mutedOutStack;
+            tc.outSp = tc.mutedOutSp;
+            tc.mutedOutStack = null;
+        }
     }
 
     /** Figure 2's initialize(): asks the agent for the first granularity of this thread. */
@@ -153,7 +301,7 @@ public final class TC {
     /** Returns a reified stack, from the pool if possible. */
     public int[] newStack() {
         if (pooled == 0) {
-            return new int[STACK_SIZE];
+            return new int[thread == null ? 4 : stackSize];
         }
         int[] s = pool[--pooled];
         pool[pooled] = null;
@@ -298,7 +446,7 @@ public final class TC {
      */
     public void triggerSamplingLeaf(int[] stack, int sp, int mid, int lineDelta) {
         int executed = gran - instrCounter;
-        if (profiler != null && !inAgent) {
+        if (profiler != null && !inAgent && muted == 0) {
             sp = push(stack, sp, mid);
         }
         sample(stack, sp, executed, lineDelta);
@@ -341,6 +489,11 @@ public final class TC {
             x = x * 0x9E3779B97F4A7C15L + sp;
             x = x * 0x9E3779B97F4A7C15L + sp;
             pad = x == 0;
+        }
+        if (muted > 0) {
+            // The runtime's own work (or JDK code before counting started): dropped, see mute().
+            instrCounter = Integer.MAX_VALUE;
+            return;
         }
         SamplingProfiler p = profiler;
         if (p == null || inAgent || !recorded) {
@@ -401,6 +554,11 @@ public final class TC {
      * context; otherwise takes a fresh stack from the pool. Sets {@link #enterSp}.
      */
     public int[] enter() {
+        if (thread == null) {
+            // MUTED, shared by threads: a private stack each time, nothing kept.
+            enterSp = 0;
+            return new int[4];
+        }
         int sp = outSp;
         if (sp > 0) {
             // Cleared so that a nested entry that is not a callback of this call-out (a class
@@ -423,6 +581,9 @@ public final class TC {
      * then left to the garbage collector, as in §4.4.)
      */
     public void exit(int[] stack, int sp) {
+        if (thread == null) {
+            return;
+        }
         if (sp > 0) {
             outStack = stack;
             // Below the marker enter() pushed, for the next callback to push again. (Not read back
@@ -459,7 +620,7 @@ public final class TC {
 
     /** The registration index of {@code t} if it is the current thread and has a context, else -1. */
     static int registrationIndex(Thread t) {
-        TC tc = CURRENT.get();
+        TC tc = CURRENT == null ? null : CURRENT.get();
         return tc != null && tc.thread == t ? tc.index : -1;
     }
 
@@ -485,6 +646,10 @@ public final class TC {
     }
 
     private long pending() {
+        if (muted > 0) {
+            long p = (long) gran - mutedCounter;
+            return p > 0 ? p : 0;
+        }
         if (inAgent || !recorded) {
             return 0; // reset while the agent runs; the agent was given this thread's bytecodes
         }

@@ -73,10 +73,12 @@ export class CallSites {
       return;
     }
     const ref = cp.memberRef(n.cp!);
-    const decision = decideCall(
+    let decision = decideCall(
       { op: n.op, owner: ref.owner, name: ref.name, desc: ref.desc, isInterface: ref.isInterface, caller: b.cf.thisClass },
       b.program,
     );
+    // On the instrumented JDK no JDK call is inert: String.hashCode() counts, and must sit under its caller.
+    if (decision === 'plain' && b.options.countedJdk) decision = 'callout';
     // A call that can reach instrumented code: its frames go above this one's.
     if (decision !== 'plain') this.markCallLine(nodeIndex);
     if (decision === 'extended' || decision === 'extended-direct') {

@@ -27,14 +27,25 @@ export interface Piece {
   check: boolean;
 }
 
+export type MidRef = { owner: string; name: string } | { value: number };
+
+/** The instruction that loads a method identifier. */
+export function loadMid(cp: ConstantPool, mid: MidRef): Insn {
+  return 'value' in mid ? pushInt(cp, mid.value) : field(cp, OP.GETSTATIC, mid.owner, mid.name, RT.MID_DESC);
+}
+
 export interface BodyOptions {
   /** 'extended': the three extra arguments are parameters; 'in-place': fetched at entry into new locals. */
   mode: 'extended' | 'in-place';
   leafOpt: boolean;
   /** Publish the reified stack around call-outs so callbacks continue it. */
   callbacks: boolean;
-  /** Where the method identifier lives. */
-  mid: { owner: string; name: string };
+  /** Where the method identifier lives: a static field, or a constant (the instrumented JDK's). */
+  mid: MidRef;
+  /** The TC method that gives the thread context in place: getTC, or the JDK's jdkTC. */
+  tcGetter?: string;
+  /** InstrumentOptions.countedJdk. */
+  countedJdk?: boolean;
   /**
    * 'field' decrements tc.instrCounter in every block, as seed 002 §4.2 writes it. 'local' keeps
    * the counter in a local variable that the JIT holds in a register and stores it into
@@ -173,13 +184,13 @@ export class Body {
   }
 
   getMid(): Insn {
-    return field(this.cp, OP.GETSTATIC, this.options.mid.owner, this.options.mid.name, RT.MID_DESC);
+    return loadMid(this.cp, this.options.mid);
   }
 
   /** The identifier pushed on entry: a method that calls from one line only pushes that line's (callLines). */
   entryMid(): Insn {
     const only = this.callLines.size === 1 ? [...this.callLines.values()][0]! : this.options.mid;
-    return field(this.cp, OP.GETSTATIC, only.owner, only.name, RT.MID_DESC);
+    return loadMid(this.cp, only);
   }
 
   /** The source line of original node `i`, or -1. */

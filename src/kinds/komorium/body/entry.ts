@@ -21,7 +21,7 @@ export function emitEntry(b: Body, counter: Counter): void {
   const bodyStart = out[out.length - 1];
   if (b.inPlace) {
     out.push(
-      invoke(cp, OP.INVOKESTATIC, RT.TC, 'getTC', `()${RT.TC_DESC}`),
+      invoke(cp, OP.INVOKESTATIC, RT.TC, b.options.tcGetter ?? 'getTC', `()${RT.TC_DESC}`),
       load(OP.ASTORE, b.tcVar),
       load(OP.ALOAD, b.tcVar),
       invoke(cp, OP.INVOKEVIRTUAL, RT.TC, 'enter', `()${RT.STACK_DESC}`),
