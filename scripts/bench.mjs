@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import {
   CACHE, REPO, WORKLOADS, JACOCO_OFFLINE_RUNTIME, driversDir, instrumentSpeedJars, jacocoRuntimeClasspath, javaBin,
 } from './bench/workloads.mjs';
-import { fileSize, freshDir, log, median, rotate, runProcess, saveJson, sh, snapshotBuild as snapshotBuildTo } from './bench/util.mjs';
+import { fileSize, freshDir, log, median, parseOptions, rotate, runProcess, saveJson, sh, snapshotBuild as snapshotBuildTo } from './bench/util.mjs';
 import { komoriumSelfShares, methodOverlap, readJfrStacks, selfShares, topAgreement } from './bench/jfr.mjs';
 import { writeReport } from './bench/report.mjs';
 import { compareOutcome, outcomeOf } from './bench/outcome.mjs';
@@ -38,7 +38,7 @@ const HELP = `usage: node scripts/bench.mjs [options]     (npm run bench -- [opt
 
 function parseArgs(argv) {
   const env = process.env;
-  const o = {
+  const defaults = {
     quick: env.BENCH_QUICK === '1',
     reps: env.BENCH_REPS ? Number(env.BENCH_REPS) : undefined,
     workloads: env.BENCH_WORKLOADS ? env.BENCH_WORKLOADS.split(',') : undefined,
@@ -53,31 +53,26 @@ function parseArgs(argv) {
     figures: join(REPO, 'scripts', 'bench', 'figures'),
     install: true,
   };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const next = () => {
-      if (i + 1 >= argv.length) throw new Error(`${a} needs a value`);
-      return argv[++i];
-    };
-    if (a === '--quick') o.quick = true;
-    else if (a === '--reps') o.reps = Number(next());
-    else if (a === '--workloads') o.workloads = next().split(',');
-    else if (a === '--granularities') o.granularities = next().split(',').map(Number);
-    else if (a === '--random') o.random = Number(next());
-    else if (a === '--no-random') o.random = 0;
-    else if (a === '--skip') next().split(',').forEach((s) => o.skip.add(s));
-    else if (a === '--instr-reps') o.instrReps = Number(next());
-    else if (a === '--komorium-jvm-args') o.komoriumJvmArgs = next().split(/\s+/).filter(Boolean);
-    else if (a === '--report-only') o.reportOnly = true;
-    else if (a === '--json') o.json = next();
-    else if (a === '--md') o.md = next();
-    else if (a === '--figures') o.figures = next();
-    else if (a === '--no-install') o.install = false;
-    else if (a === '--help' || a === '-h') {
-      console.log(HELP);
-      process.exit(0);
-    } else throw new Error(`unknown option ${a}\n${HELP}`);
-  }
+  const o = parseOptions(argv, HELP, defaults, {
+    flags: {
+      '--quick': (o) => (o.quick = true),
+      '--no-random': (o) => (o.random = 0),
+      '--report-only': (o) => (o.reportOnly = true),
+      '--no-install': (o) => (o.install = false),
+    },
+    values: {
+      '--reps': (o, v) => (o.reps = Number(v)),
+      '--workloads': (o, v) => (o.workloads = v.split(',')),
+      '--granularities': (o, v) => (o.granularities = v.split(',').map(Number)),
+      '--random': (o, v) => (o.random = Number(v)),
+      '--skip': (o, v) => v.split(',').forEach((s) => o.skip.add(s)),
+      '--instr-reps': (o, v) => (o.instrReps = Number(v)),
+      '--komorium-jvm-args': (o, v) => (o.komoriumJvmArgs = v.split(/\s+/).filter(Boolean)),
+      '--json': (o, v) => (o.json = v),
+      '--md': (o, v) => (o.md = v),
+      '--figures': (o, v) => (o.figures = v),
+    },
+  });
   o.reps ??= o.quick ? 1 : 5;
   o.instrReps ??= o.quick ? 1 : 5;
   o.granularities ??= o.quick ? QUICK_GRANULARITIES : FULL_GRANULARITIES;

@@ -291,6 +291,47 @@ describe('hand-made methods', () => {
     expect(java(emit(cf), 'Wide', ...calls)).toBe(expected.join(' '));
   });
 
+  it('writes a keyless lookupswitch that ends the code as pop; goto default, which HotSpot verifies', () => {
+    // HotSpot's verifier calls a lookupswitch whose 8 fixed bytes reach the end of the code a "Bad
+    // instruction"; a layout's copy can end with one. Elsewhere the switch keeps its bytes.
+    const cf = host();
+    const f: Frame = { locals: ['I'], stack: [] };
+    const keyless = (name: string, widen: boolean, before: Insn[] = []) => {
+      const [dflt, sw] = [new Label(), new Label()];
+      const code = newCode(
+        [
+          { op: OP.GOTO, target: sw },
+          dflt, { op: OP.ILOAD, var: 0 }, { op: OP.ICONST_1 }, { op: OP.IADD }, { op: OP.IRETURN },
+          sw, ...before, { op: OP.ILOAD, var: 0 }, { op: OP.LOOKUPSWITCH, keys: [], targets: [], dflt },
+        ],
+        [[dflt, f], [sw, f]],
+      );
+      const m = cf.addMethod(ACC.PUBLIC | ACC.STATIC, name, '(I)I');
+      const attr = writeCode(cf, m, code, { widenAllBranches: widen });
+      m.attributes.push(attr);
+      return { b: codeBytes(attr), max: u2At(attr.info, 0), m, attr };
+    };
+    // goto (3 bytes), default at 3: four 1-byte instructions; iload_0, pop at 8, goto at 9 back to 3.
+    const short = keyless('keyless', false);
+    expect([...short.b.subarray(short.b.length - 4)]).toEqual([OP.POP, OP.GOTO, 0xff, 0x100 - 6]);
+    expect(short.b.length).toBe(12);
+    expect(short.max).toBe(2);
+    // goto_w (5 bytes), default at 5; three nops and iload_0, pop at 13, goto_w at 14 back to 5.
+    const wide = keyless('keylessWide', true, nops(3));
+    expect([...wide.b.subarray(wide.b.length - 6)]).toEqual([OP.POP, OP.GOTO_W, 0xff, 0xff, 0xff, 0x100 - 9]);
+    // Read back, the method is an ordinary pop; goto.
+    expect(insns(readCode(cf, short.m, short.attr)).slice(-2).map((i) => i.op)).toEqual([OP.POP, OP.GOTO]);
+    // A keyless lookupswitch before other code is written as it is.
+    const dflt = new Label();
+    const inner = newCode(
+      [{ op: OP.ILOAD, var: 0 }, { op: OP.LOOKUPSWITCH, keys: [], targets: [], dflt }, dflt, { op: OP.ILOAD, var: 0 }, { op: OP.IRETURN }],
+      [[dflt, f]],
+    );
+    const { attr } = addIntMethod(cf, 'keylessInner', inner);
+    expect(codeBytes(attr)[1]).toBe(OP.LOOKUPSWITCH);
+    expect(java(emit(cf), 'Wide', 'keyless:5', 'keylessWide:7', 'keylessInner:9')).toBe('6 8 9');
+  });
+
   it('encodes wide iload/istore/iinc where the index or increment needs it, and short forms otherwise', () => {
     const cf = host();
     const code = newCode([

@@ -334,7 +334,11 @@ describe('the CLI with cbs profiles', () => {
   test('a sampled layout beside cbs is refused: cbs samples by its own trigger', () => {
     const r = cli(['instrument', '/usr/share/java/commons-lang3.jar', '-o', join(work, 'x.jar'), '--profile', 'cbs,call-edges']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/cbs samples by its own trigger and cannot share the sampled --layout full-dup with call-edges: add --layout exhaustive/);
+    expect(r.stderr).toMatch(/--layout full-dup \(the default\): cbs samples on its own .* only with --layout exhaustive \(which records every event of call-edges too\)/);
+    expect(existsSync(join(work, 'x.jar'))).toBe(false);
+    const alone = cli(['instrument', '/usr/share/java/commons-lang3.jar', '-o', join(work, 'x.jar'), '--profile', 'cbs', '--layout', 'no-dup']);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toMatch(/--layout no-dup: cbs samples on its own .* only with --layout exhaustive$/m);
     expect(existsSync(join(work, 'x.jar'))).toBe(false);
   });
 

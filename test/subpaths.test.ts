@@ -264,7 +264,12 @@ describe('bad input', () => {
     const work = tmpDir('komorium-subpaths-layout-');
     const r = cli(['instrument', '/usr/share/java/commons-lang3.jar', '-o', join(work, 'x.jar'), '--profile', 'subpaths', '--layout', 'full-dup']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--layout full-dup: subpaths samples in its own runtime logic .* only with --layout exhaustive/);
+    expect(r.stderr).toMatch(/--layout full-dup: subpaths samples on its own .* only with --layout exhaustive/);
+    expect(existsSync(join(work, 'x.jar'))).toBe(false);
+    // Beside a kind the framework samples, exhaustive records that kind's every event: asked for, not the default.
+    const beside = cli(['instrument', '/usr/share/java/commons-lang3.jar', '-o', join(work, 'x.jar'), '--profile', 'subpaths,field-access']);
+    expect(beside.code).toBe(2);
+    expect(beside.stderr).toMatch(/--layout full-dup \(the default\): subpaths samples on its own .* \(which records every event of field-access too\)/);
     expect(existsSync(join(work, 'x.jar'))).toBe(false);
   });
 });

@@ -15,7 +15,7 @@ import { basename, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { CACHE, REPO, WORKLOADS, driversDir, javaBin } from './workloads.mjs';
-import { freshDir, log, median, rotate, runProcess, saveJson, sh, snapshotBuild } from './util.mjs';
+import { freshDir, log, median, parseOptions, rotate, runProcess, saveJson, sh, snapshotBuild } from './util.mjs';
 import { compareOutcome, outcomeOf } from './outcome.mjs';
 import { loadavg } from './machine.mjs';
 import { jfrCallGraph } from './cbs-jfr.mjs';
@@ -43,7 +43,7 @@ const HELP = `usage: node scripts/bench/cbs.mjs [options]      (npm run bench --
   --json PATH --md PATH   outputs (default bench-cbs.json, BENCHMARKS-cbs.md)`;
 
 function parseArgs(argv) {
-  const o = {
+  const defaults = {
     workloads: null,
     reps: 5,
     repsExtra: 3,
@@ -58,29 +58,24 @@ function parseArgs(argv) {
     md: join(REPO, 'BENCHMARKS-cbs.md'),
   };
   const list = (s) => s.split(',').filter(Boolean);
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const next = () => {
-      if (i + 1 >= argv.length) throw new Error(`${a} needs a value`);
-      return argv[++i];
-    };
-    if (a === '--workloads') o.workloads = list(next());
-    else if (a === '--reps') o.reps = Number(next());
-    else if (a === '--reps-extra') o.repsExtra = Number(next());
-    else if (a === '--overhead') o.overheadSet = next();
-    else if (a === '--strides') o.strides = list(next()).map(Number);
-    else if (a === '--samples') o.samples = list(next()).map(Number);
-    else if (a === '--triggers') o.triggers = list(next());
-    else if (a === '--skip') list(next()).forEach((s) => o.skip.add(s));
-    else if (a === '--quick') o.quick = true;
-    else if (a === '--report-only') o.reportOnly = true;
-    else if (a === '--json') o.json = next();
-    else if (a === '--md') o.md = next();
-    else if (a === '--help' || a === '-h') {
-      console.log(HELP);
-      process.exit(0);
-    } else throw new Error(`unknown option ${a}\n${HELP}`);
-  }
+  const o = parseOptions(argv, HELP, defaults, {
+    flags: {
+      '--quick': (o) => (o.quick = true),
+      '--report-only': (o) => (o.reportOnly = true),
+    },
+    values: {
+      '--workloads': (o, v) => (o.workloads = list(v)),
+      '--reps': (o, v) => (o.reps = Number(v)),
+      '--reps-extra': (o, v) => (o.repsExtra = Number(v)),
+      '--overhead': (o, v) => (o.overheadSet = v),
+      '--strides': (o, v) => (o.strides = list(v).map(Number)),
+      '--samples': (o, v) => (o.samples = list(v).map(Number)),
+      '--triggers': (o, v) => (o.triggers = list(v)),
+      '--skip': (o, v) => list(v).forEach((s) => o.skip.add(s)),
+      '--json': (o, v) => (o.json = v),
+      '--md': (o, v) => (o.md = v),
+    },
+  });
   if (o.quick) {
     o.reps = 1;
     o.repsExtra = 1;

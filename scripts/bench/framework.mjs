@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CACHE, REPO, WORKLOADS, driversDir, javaBin } from './workloads.mjs';
-import { fileSize, freshDir, log, median, rotate, runProcess, saveJson, snapshotBuild } from './util.mjs';
+import { fileSize, freshDir, log, median, parseOptions, rotate, runProcess, saveJson, snapshotBuild } from './util.mjs';
 import { compareOutcome, outcomeOf } from './outcome.mjs';
 import { loadavg, machineInfo } from './machine.mjs';
 import { writeFrameworkReport } from './framework-report.mjs';
@@ -37,7 +37,7 @@ const HELP = `usage: node scripts/bench/framework.mjs [options]     (npm run ben
   --json PATH --md PATH   (default bench-framework.json, BENCHMARKS-framework.md)`;
 
 function parseArgs(argv) {
-  const o = {
+  const defaults = {
     workloads: null,
     layouts: LAYOUTS,
     intervals: null,
@@ -50,28 +50,23 @@ function parseArgs(argv) {
     json: join(REPO, 'bench-framework.json'),
     md: join(REPO, 'BENCHMARKS-framework.md'),
   };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const next = () => {
-      if (i + 1 >= argv.length) throw new Error(`${a} needs a value`);
-      return argv[++i];
-    };
-    if (a === '--workloads') o.workloads = next().split(',');
-    else if (a === '--layouts') o.layouts = next().split(',');
-    else if (a === '--intervals') o.intervals = next().split(',').map(Number);
-    else if (a === '--reps') o.reps = Number(next());
-    else if (a === '--quick') o.quick = true;
-    else if (a === '--no-thread') o.thread = false;
-    else if (a === '--jvm-args') o.jvmArgs = next().split(/\s+/).filter(Boolean);
-    else if (a === '--report-only') o.reportOnly = true;
-    else if (a === '--accuracy-only') o.accuracyOnly = true;
-    else if (a === '--json') o.json = next();
-    else if (a === '--md') o.md = next();
-    else if (a === '--help' || a === '-h') {
-      console.log(HELP);
-      process.exit(0);
-    } else throw new Error(`unknown option ${a}\n${HELP}`);
-  }
+  const o = parseOptions(argv, HELP, defaults, {
+    flags: {
+      '--quick': (o) => (o.quick = true),
+      '--no-thread': (o) => (o.thread = false),
+      '--report-only': (o) => (o.reportOnly = true),
+      '--accuracy-only': (o) => (o.accuracyOnly = true),
+    },
+    values: {
+      '--workloads': (o, v) => (o.workloads = v.split(',')),
+      '--layouts': (o, v) => (o.layouts = v.split(',')),
+      '--intervals': (o, v) => (o.intervals = v.split(',').map(Number)),
+      '--reps': (o, v) => (o.reps = Number(v)),
+      '--jvm-args': (o, v) => (o.jvmArgs = v.split(/\s+/).filter(Boolean)),
+      '--json': (o, v) => (o.json = v),
+      '--md': (o, v) => (o.md = v),
+    },
+  });
   for (const l of o.layouts) if (!LAYOUTS.includes(l)) throw new Error(`--layouts: ${l} is not one of ${LAYOUTS.join(', ')}`);
   for (const w of o.workloads ?? []) if (!WORKLOADS.some((x) => x.id === w)) throw new Error(`--workloads: no workload ${w}`);
   o.intervals ??= o.quick ? [1000, 10000] : INTERVALS;

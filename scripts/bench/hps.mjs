@@ -23,7 +23,7 @@ import { basename, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { CACHE, REPO, WORKLOADS, driversDir, javaBin } from './workloads.mjs';
-import { TIME_BIN, collectFiles, freshDir, log, median, rotate, runProcess } from './util.mjs';
+import { TIME_BIN, collectFiles, freshDir, log, median, parseOptions, rotate, runProcess } from './util.mjs';
 import { pickWinner, writeHpsReport } from './hps-report.mjs';
 
 export { pickWinner };
@@ -61,7 +61,7 @@ const HELP = `usage: node scripts/bench/hps.mjs [options]   (or npm run bench --
   --json PATH  --md PATH`;
 
 function parseArgs(argv) {
-  const o = {
+  const defaults = {
     parts: new Set(['mechanisms', 'kinds', 'grid']),
     workloads: null,
     reps: 3,
@@ -72,27 +72,20 @@ function parseArgs(argv) {
     json: join(REPO, 'bench-hps.json'),
     md: join(REPO, 'BENCHMARKS-hps.md'),
   };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const next = () => {
-      if (i + 1 >= argv.length) throw new Error(`${a} needs a value`);
-      return argv[++i];
-    };
-    if (a === '--parts') o.parts = new Set(next().split(','));
-    else if (a === '--workloads') o.workloads = next().split(',');
-    else if (a === '--reps') o.reps = Number(next());
-    else if (a === '--winner') o.winner = next();
-    else if (a === '--lengths') o.lengths = next().split(',').map(Number);
-    else if (a === '--freqs') o.freqs = next().split(',').map(Number);
-    else if (a === '--ds-every') o.dsEvery = Number(next());
-    else if (a === '--report-only') o.reportOnly = true;
-    else if (a === '--json') o.json = next();
-    else if (a === '--md') o.md = next();
-    else if (a === '--help' || a === '-h') {
-      console.log(HELP);
-      process.exit(0);
-    } else throw new Error(`unknown option ${a}\n${HELP}`);
-  }
+  const o = parseOptions(argv, HELP, defaults, {
+    flags: { '--report-only': (o) => (o.reportOnly = true) },
+    values: {
+      '--parts': (o, v) => (o.parts = new Set(v.split(','))),
+      '--workloads': (o, v) => (o.workloads = v.split(',')),
+      '--reps': (o, v) => (o.reps = Number(v)),
+      '--winner': (o, v) => (o.winner = v),
+      '--lengths': (o, v) => (o.lengths = v.split(',').map(Number)),
+      '--freqs': (o, v) => (o.freqs = v.split(',').map(Number)),
+      '--ds-every': (o, v) => (o.dsEvery = Number(v)),
+      '--json': (o, v) => (o.json = v),
+      '--md': (o, v) => (o.md = v),
+    },
+  });
   if (o.dsEvery !== undefined && !(Number.isInteger(o.dsEvery) && o.dsEvery >= 1)) throw new Error('--ds-every must be a whole number, at least 1');
   if (!(o.reps >= 1)) throw new Error('--reps must be at least 1');
   if (o.winner && !MECHANISMS.includes(o.winner)) throw new Error(`--winner must be one of ${MECHANISMS.join(', ')}`);

@@ -9,7 +9,7 @@ import { basename, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { CACHE, REPO, WORKLOADS, driversDir, javaBin } from './workloads.mjs';
-import { freshDir, log, median, rotate, runProcess, sh, snapshotBuild } from './util.mjs';
+import { freshDir, log, median, parseOptions, rotate, runProcess, sh, snapshotBuild } from './util.mjs';
 import { loadavg } from './machine.mjs';
 import { compareOutcome, outcomeOf } from './outcome.mjs';
 import { accuracySpec } from './subpaths/inputs.mjs';
@@ -32,21 +32,20 @@ const EXACT_LIMIT = 8_000_000;
 const EXACT_HEAP = '-Xmx6g';
 
 function parseArgs(argv) {
-  const o = { reps: 5, workloads: null, skip: new Set(), reportOnly: false, json: JSON_DEFAULT, merge: [] };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--reps') o.reps = Number(argv[++i]);
-    else if (a === '--workloads') o.workloads = argv[++i].split(',');
-    else if (a === '--skip') argv[++i].split(',').forEach((s) => o.skip.add(s));
-    else if (a === '--report-only') o.reportOnly = true;
-    else if (a === '--json') o.json = argv[++i];
-    else if (a === '--merge') o.merge.push(argv[++i]);
-    else if (a === '--no-install') continue;
-    else if (a === '--help' || a === '-h') {
-      console.log(HELP);
-      process.exit(0);
-    } else throw new Error(`unknown option ${a}\n${HELP}`);
-  }
+  const defaults = { reps: 5, workloads: null, skip: new Set(), reportOnly: false, json: JSON_DEFAULT, merge: [] };
+  const o = parseOptions(argv, HELP, defaults, {
+    flags: {
+      '--report-only': (o) => (o.reportOnly = true),
+      '--no-install': () => {}, // taken by scripts/bench.mjs
+    },
+    values: {
+      '--reps': (o, v) => (o.reps = Number(v)),
+      '--workloads': (o, v) => (o.workloads = v.split(',')),
+      '--skip': (o, v) => v.split(',').forEach((s) => o.skip.add(s)),
+      '--json': (o, v) => (o.json = v),
+      '--merge': (o, v) => o.merge.push(v),
+    },
+  });
   if (!(o.reps >= 1)) throw new Error('--reps must be at least 1');
   return o;
 }

@@ -133,3 +133,26 @@ export function snapshotBuild(repo, dir) {
   mkdirSync(join(dir, 'runtime-java', 'build'), { recursive: true });
   cpSync(runtimeJar, join(dir, 'runtime-java', 'build', 'komorium-runtime.jar'));
 }
+
+/**
+ * The option parser of the bench drivers: starts from `defaults` (the object returned) and walks
+ * `argv`. A flag in `flags` sets something by itself (`o => …`); one in `values` takes the next
+ * argument (`(o, value) => …`). --help/-h prints `help` and exits 0; an unknown option, or a value
+ * missing at the end, throws (the unknown one with `help`). Checks and derived defaults stay with
+ * each driver.
+ */
+export function parseOptions(argv, help, defaults, { flags = {}, values = {} }) {
+  const o = defaults;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (Object.hasOwn(flags, a)) flags[a](o);
+    else if (Object.hasOwn(values, a)) {
+      if (i + 1 >= argv.length) throw new Error(`${a} needs a value`);
+      values[a](o, argv[++i]);
+    } else if (a === '--help' || a === '-h') {
+      console.log(help);
+      process.exit(0);
+    } else throw new Error(`unknown option ${a}\n${help}`);
+  }
+  return o;
+}

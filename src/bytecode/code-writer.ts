@@ -3,7 +3,8 @@
  * while far branches widen), keeps every instruction's `form` while it still encodes the operand
  * (so a method read and written unchanged is byte-identical), computes max_stack/max_locals,
  * and re-encodes the offset-bearing sub-attributes (StackMapTable, LineNumberTable, local variable
- * tables, type annotations). It throws rather than write an attribute the JVM would reject.
+ * tables, type annotations). It throws rather than write an attribute the JVM would reject, and
+ * writes the one instruction HotSpot misreads (a keyless lookupswitch that ends the code) another way.
  */
 import type { ClassFile } from '../classfile/classfile.js';
 import type { ConstantPool } from '../classfile/constant-pool.js';
@@ -177,6 +178,14 @@ class Encoder {
   private readonly buffer: ArrayBuffer;
   private readonly branches: number[] = [];
   private readonly labelIndex = new Map<Label, number>();
+  /**
+   * The node of a lookupswitch without keys that is the last instruction, or -1. HotSpot reads a
+   * lookupswitch only when its 8 fixed bytes end before the code does (Bytecodes::special_length_at),
+   * so such a switch is a "Bad instruction" to its verifier; it is written as `pop; goto default`
+   * (same stack effect, same successor, no new frame), with `wide` choosing goto_w. A copy a layout
+   * appends can end with one (javac's switch with only a default, in JavaCC's token managers).
+   */
+  private keylessAtEnd = -1;
   codeLength = 0;
 
   constructor(
@@ -342,6 +351,12 @@ class Encoder {
       this.checkLabel(tc.end, 'exception table end');
       this.checkLabel(tc.handler, 'exception table handler');
     }
+    let last = n - 1;
+    while (last >= 0 && ops[last] === KIND_LABEL) last--;
+    if (last >= 0 && ops[last] === OP.LOOKUPSWITCH && ((nodes[last] as Insn).keys?.length ?? 0) === 0) {
+      this.keylessAtEnd = last;
+      wide[last] = this.options.widenAllBranches ? 1 : 0;
+    }
   }
 
   /** Assigns offsets, widening branches whose displacement no longer fits 16 bits, until stable. */
@@ -361,6 +376,7 @@ class Encoder {
         if (s < 0) {
           const insn = nodes[i] as Insn;
           if (op === OP.TABLESWITCH) s = 1 + (3 - (pc & 3)) + 12 + 4 * insn.targets!.length;
+          else if (i === this.keylessAtEnd) s = wide[i] ? 6 : 4;
           else if (op === OP.LOOKUPSWITCH) s = 1 + (3 - (pc & 3)) + 8 + 8 * (insn.targets?.length ?? 0);
           else s = wide[i] ? (isConditionalBranch(op) ? 8 : 5) : 3;
         }
@@ -374,6 +390,14 @@ class Encoder {
         const d = (nodes[i] as Insn).target!.offset - off[i]!;
         if (d < -32768 || d > 32767) {
           wide[i] = 1;
+          changed = true;
+        }
+      }
+      const k = this.keylessAtEnd;
+      if (k >= 0 && !wide[k]) {
+        const d = (nodes[k] as Insn).dflt!.offset - (off[k]! + 1); // from its goto, after the pop
+        if (d < -32768 || d > 32767) {
+          wide[k] = 1;
           changed = true;
         }
       }
@@ -513,6 +537,14 @@ class Encoder {
           break;
         }
         case Fmt.LOOKUPSWITCH: {
+          if (i === this.keylessAtEnd) {
+            const d = insn.dflt!.offset - (pc + 1);
+            b[pc] = OP.POP;
+            b[pc + 1] = wide[i] ? OP.GOTO_W : OP.GOTO;
+            if (wide[i]) dv.setInt32(pc + 2, d);
+            else dv.setInt16(pc + 2, d);
+            break;
+          }
           b[pc] = op;
           let p = (pc + 4) & ~3;
           const keys = insn.keys ?? [];

@@ -10,7 +10,7 @@ import { ACC, type MemberInfo, type RawAttribute } from '../classfile/model.js';
 import { javaName } from '../classfile/names.js';
 import { readCode } from '../bytecode/code-reader.js';
 import { writeCode } from '../bytecode/code-writer.js';
-import { isLabel, type Insn, type MethodCode } from '../bytecode/ir.js';
+import type { MethodCode } from '../bytecode/ir.js';
 import { buildCfg } from '../analysis/cfg.js';
 import { encoderFrames } from '../analysis/frames.js';
 import { KomoriumError, MethodTooLargeError } from '../errors.js';
@@ -208,8 +208,6 @@ function layOut(
         laid = layoutOf(layout)(ctx);
         probes = ctx.probes.count;
       }
-      emptySwitchesAsGoto(laid);
-      if (twin) emptySwitchesAsGoto(twin.code);
       const encoded = writeCode(cf, m, laid, { frameAt: encoderFrames(cf, m, laid) });
       if (twin) twin.member.attributes = [writeCode(cf, twin.member, twin.code, { frameAt: encoderFrames(cf, twin.member, twin.code) })];
       const size = codeLength(encoded);
@@ -251,19 +249,6 @@ function layoutOf(layout: LayoutName) {
     case 'exhaustive':
       return (ctx: Parameters<typeof fullDuplication>[0]) => guardedLayout(ctx, false);
   }
-}
-
-/**
- * A lookupswitch without keys becomes `pop; goto default`. A copy appended at the end of the code
- * can end with one (javac's `switch` with only a default, in JavaCC's token managers), and HotSpot's
- * verifier calls a lookupswitch "Bad instruction" when its 8 fixed bytes reach the end of the code.
- */
-function emptySwitchesAsGoto(code: MethodCode): void {
-  code.nodes = code.nodes.flatMap((n) =>
-    !isLabel(n) && (n as Insn).op === OP.LOOKUPSWITCH && ((n as Insn).keys?.length ?? 0) === 0
-      ? [op(OP.POP), { op: OP.GOTO, target: (n as Insn).dflt! }]
-      : [n],
-  );
 }
 
 function codeLength(attr: RawAttribute): number {

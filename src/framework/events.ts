@@ -58,9 +58,9 @@ export interface KindProbes {
   readonly events: readonly EventRequest[];
   /**
    * Who decides when the probes record. 'framework' (the default): they run in the code that the
-   * framework's checks select (the layouts of seed 000). 'own': the kind has its own trigger (seed
-   * 004's timer and stride), so its probes run at every event and its classes are laid out
-   * exhaustively (layout/context.ts layoutFor).
+   * framework's checks select (the layouts of seed 000). 'own': the kind samples in its runtime
+   * (seed 004's trigger and stride, seed 003's skip counter), so its probes run at every event and
+   * its classes are laid out exhaustively, the only layout it takes (layout/context.ts layoutFor).
    */
   readonly sampling?: 'framework' | 'own';
 }

@@ -9,7 +9,6 @@ import type { KindProbes } from '../framework/events.js';
 import type { SectionReader } from '../profile/document.js';
 import type { MethodEntry } from '../profile/model.js';
 import type { SiteEntry } from '../profile/document.js';
-import type { LayoutName } from '../framework/layout/context.js';
 import type { CallGraph } from './edge-records.js';
 import type { TableIds } from '../profile/write.js';
 import type { NameOptions } from '../report/names.js';
@@ -75,11 +74,6 @@ export interface ProfileKind extends KindProbes {
    * same edges, counted instead of sampled). The section codec's accuracy() reads theirs too.
    */
   readonly measuredAgainst?: readonly string[];
-  /**
-   * The layouts the kind can run under, when not all: a kind that samples inside its own runtime
-   * logic needs every event (exhaustive). The first is the default when the kind is asked for.
-   */
-  readonly layouts?: readonly LayoutName[];
   // A kind's section type is its own business; the registry handles them all alike.
   readonly section: SectionCodec<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 }

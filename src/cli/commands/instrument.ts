@@ -9,7 +9,6 @@ import { progressBar } from '../progress.js';
 import { CLASSPATH_HELP, classpathElements } from '../classpath.js';
 import { javaName } from '../../classfile/names.js';
 import { KINDS, parseKinds } from '../../kinds/index.js';
-import type { ProfileKind } from '../../kinds/kind.js';
 import { LAYOUTS, layoutFor, type LayoutName } from '../../framework/layout/context.js';
 import type { Trigger } from '../../framework/probes.js';
 import { BURST_TRIGGERS, DEFAULT_BURST_TRIGGER } from '../../framework/burst.js';
@@ -62,23 +61,7 @@ export function instrumentMode(
   }
   const kinds = parseKinds(names);
   const trigger = args.trigger === 'burst' ? DEFAULT_BURST_TRIGGER : args.trigger;
-  return { profile: 'framework', kinds: kinds.map((k) => k.name), layout: layoutFor(kinds, frameworkLayout(kinds, args.layout)), trigger };
-}
-
-/**
- * `--layout`, or the layout the kinds need: a kind that samples in its own runtime logic runs
- * exhaustive (ProfileKind.layouts here; a kind with its own trigger, KindProbes.sampling 'own',
- * through layoutFor).
- */
-function frameworkLayout(kinds: readonly ProfileKind[], asked: LayoutName | undefined): LayoutName {
-  const constrained = kinds.filter((k) => k.layouts !== undefined);
-  const layout = asked ?? constrained[0]?.layouts![0] ?? 'full-dup';
-  for (const k of constrained) {
-    if (!k.layouts!.includes(layout)) {
-      throw new UsageError(`--layout ${layout}: ${k.name} samples in its own runtime logic and needs a probe at every event, so it runs only with --layout ${k.layouts!.join(' or ')}`);
-    }
-  }
-  return layout;
+  return { profile: 'framework', kinds: kinds.map((k) => k.name), layout: layoutFor(kinds, args.layout), trigger };
 }
 
 export function defaultOutput(input: string): string {
@@ -253,7 +236,7 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
         choices: LAYOUTS,
         describe:
           'for the framework kinds: full-dup, partial-dup, no-dup (seed 000), or exhaustive (every event: the perfect profile) ' +
-          '[default: full-dup, exhaustive for subpaths]; kinds with their own trigger (cbs) are always exhaustive',
+          `[default: full-dup]; the kinds that sample on their own (${KINDS.filter((k) => k.sampling === 'own').map((k) => k.name).join(', ')}) run only exhaustive`,
       })
       .option('trigger', {
         choices: ['global', 'thread', 'burst', ...BURST_TRIGGERS] as const,

@@ -21,18 +21,20 @@ export type LayoutName = 'full-dup' | 'partial-dup' | 'no-dup' | 'exhaustive';
 export const LAYOUTS: readonly LayoutName[] = ['full-dup', 'partial-dup', 'no-dup', 'exhaustive'];
 
 /**
- * The layout `kinds` are instrumented with. A kind with its own trigger (KindProbes.sampling
- * 'own') records at every event, so its probes go in exhaustively; beside kinds that the framework
- * samples, that is only possible when those are exhaustive too.
+ * The layout `kinds` are instrumented with: `asked` (--layout), else full-dup. A kind that samples
+ * on its own (KindProbes.sampling 'own') needs a probe at every event: exhaustive, its default,
+ * and no other layout. Beside kinds that the framework samples, exhaustive records their every
+ * event too, so there it must be asked for.
  */
-export function layoutFor(kinds: readonly KindProbes[], asked: LayoutName): LayoutName {
+export function layoutFor(kinds: readonly KindProbes[], asked: LayoutName | undefined): LayoutName {
   const own = kinds.filter((k) => k.sampling === 'own').map((k) => k.name);
-  if (own.length === 0) return asked;
-  if (own.length === kinds.length || asked === 'exhaustive') return 'exhaustive';
+  if (own.length === 0) return asked ?? 'full-dup';
+  if (asked === 'exhaustive' || (asked === undefined && own.length === kinds.length)) return 'exhaustive';
   const others = kinds.filter((k) => k.sampling !== 'own').map((k) => k.name);
   throw new UsageError(
-    `--profile: ${own.join(', ')} samples by its own trigger and cannot share the sampled --layout ${asked} with ${others.join(', ')}: ` +
-      `add --layout exhaustive (every event of ${others.join(', ')}), or instrument twice`,
+    `--layout ${asked ?? 'full-dup (the default)'}: ${own.join(', ')} samples on its own and needs a probe at every event, ` +
+      `so it runs only with --layout exhaustive` +
+      (others.length > 0 ? ` (which records every event of ${others.join(', ')} too), or instrument twice` : ''),
   );
 }
 

@@ -160,9 +160,12 @@ export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: rea
     callArgs.push(load(loadOpFor(a), slot));
     slot += a === 'J' || a === 'D' ? 2 : 1;
   }
-  // Without a loop the twin always returns the method's result: no arrays, no resume.
-  if (points.length === 0) ed.append([entryStub, ...callArgs, op(OP.ICONST_0), op(OP.ACONST_NULL), op(OP.ACONST_NULL), callTwin(), op(returnOpFor(ret))]);
-  else ed.append([entryStub, ...arrays(), ...callArgs, op(OP.ICONST_0), ...passArrays(), callTwin(), { op: OP.GOTO, target: resume }]);
+  // Without a loop, or when it stays (KOMORIUM_TWIN=stay), the twin always returns the method's
+  // result: the entry passes no arrays, and no call needs the resume.
+  const handsBack = points.length > 0 && !STAY;
+  const afterTwin = (): Node[] => (handsBack ? [{ op: OP.GOTO, target: resume }] : [op(returnOpFor(ret))]);
+  if (!handsBack) ed.append([entryStub, ...callArgs, op(OP.ICONST_0), op(OP.ACONST_NULL), op(OP.ACONST_NULL), callTwin(), ...afterTwin()]);
+  else ed.append([entryStub, ...arrays(), ...callArgs, op(OP.ICONST_0), ...passArrays(), callTwin(), ...afterTwin()]);
   const framed = leadingFramedLabel(code);
   const cont = framed ?? new Label();
   if (!framed) ed.setFrame(cont, frames.entry());
@@ -174,7 +177,7 @@ export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: rea
     const v = headLabel(p.block);
     const stub = new Label();
     ed.setFrame(stub, frame);
-    ed.append([stub, ...arrays(), ...carryOut(p, i + 1), callTwin(), { op: OP.GOTO, target: resume }]);
+    ed.append([stub, ...arrays(), ...carryOut(p, i + 1), callTwin(), ...afterTwin()]);
     for (const e of cfg.backEdges) {
       if (e.to !== p.block || (!e.branch && !e.fallthrough)) continue;
       const trampoline = new Label();
@@ -189,7 +192,7 @@ export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: rea
     return v;
   });
 
-  if (points.length === 0) return ed.finish();
+  if (!handsBack) return ed.finish();
   // Resume: return the twin's result, or go on at the loop head the twin stopped before.
   const afterCall: Frame = { locals: [...Array<VType>(temps).fill('T'), '[J', '[Ljava/lang/Object;'], stack: ret === 'V' ? [] : [vtypeOfField(ret)] };
   const done = new Label();

@@ -34,27 +34,19 @@ public final class CallEdges {
         }
     }
 
-    private static final class Section implements Profiles.Section {
-        private String description = "";
-
-        @Override
-        public String kind() {
-            return "call-edges";
+    private static final class Section extends KindSection {
+        Section() {
+            super("call-edges");
         }
 
         @Override
-        public String describe() {
-            return description;
-        }
-
-        @Override
-        public void write(ProfileFile file) {
+        String writeRecords(ProfileFile file) {
             EdgeCounts rows = EdgeCounts.of(file, EDGES.all());
             FrameworkSection.start(file, kind());
             for (EdgeCounts.Edge e : rows.edges) {
                 file.record("edge", e.site, e.callee, e.count);
             }
-            description = "call-edges: " + rows.calls + " calls on " + rows.edges.size() + " edges";
+            return "call-edges: " + rows.calls + " calls on " + rows.edges.size() + " edges";
         }
     }
 }

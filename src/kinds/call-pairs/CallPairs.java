@@ -39,13 +39,13 @@ public final class CallPairs {
         }
 
         @Override
-        public void write(ProfileFile file) {
+        String writeRecords(ProfileFile file) {
             EdgeCounts rows = EdgeCounts.of(file, PAIRS.all());
             BurstSection.start(file, kind());
             for (EdgeCounts.Edge e : rows.edges) {
                 file.record("pair", e.site, e.callee, e.count);
             }
-            description = "call-pairs: " + rows.calls + " calls on " + rows.edges.size() + " call site and callee pairs";
+            return "call-pairs: " + rows.calls + " calls on " + rows.edges.size() + " call site and callee pairs";
         }
     }
 }

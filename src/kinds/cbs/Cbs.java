@@ -340,17 +340,9 @@ public final class Cbs {
         }
     }
 
-    private static final class Section implements Profiles.Section {
-        private String description = "";
-
-        @Override
-        public String kind() {
-            return "cbs";
-        }
-
-        @Override
-        public String describe() {
-            return description;
+    private static final class Section extends KindSection {
+        Section() {
+            super("cbs");
         }
 
         /*
@@ -359,8 +351,8 @@ public final class Cbs {
          * beside the final profile, are written only then.
          */
         @Override
-        public void write(ProfileFile file) {
-            description = "cbs: " + writeSection(file, ONE);
+        String writeRecords(ProfileFile file) {
+            String description = "cbs: " + writeSection(file, ONE);
             if (GRID && exiting) {
                 // The grid's cells: one file each beside the profile (which holds the first cell).
                 for (CbsWindow w : WINDOWS) {
@@ -375,6 +367,7 @@ public final class Cbs {
                 }
                 description += "; " + WINDOWS.length + " grid cells beside it";
             }
+            return description;
         }
 
         private String writeSection(ProfileFile file, CbsWindow w) {

@@ -54,7 +54,7 @@ public final class DataStreams {
         }
 
         @Override
-        public void write(ProfileFile file) {
+        String writeRecords(ProfileFile file) {
             StreamTable.close();
             long restarts = 0;
             for (StreamTrace t : TRACES.all()) {
@@ -78,7 +78,7 @@ public final class DataStreams {
                     file.record("ref", i, j / 3, file.site(t[j]), t[j + 1], t[j + 2]);
                 }
             }
-            description = "data-streams: " + StreamTable.references() + " references, " + all.size() + " hot data streams";
+            return "data-streams: " + StreamTable.references() + " references, " + all.size() + " hot data streams";
         }
     }
 }

@@ -25,27 +25,19 @@ public final class FieldAccess {
         ACCESSES.get().add(site);
     }
 
-    private static final class Section implements Profiles.Section {
-        private String description = "";
-
-        @Override
-        public String kind() {
-            return "field-access";
+    private static final class Section extends KindSection {
+        Section() {
+            super("field-access");
         }
 
         @Override
-        public String describe() {
-            return description;
-        }
-
-        @Override
-        public void write(ProfileFile file) {
+        String writeRecords(ProfileFile file) {
             SiteCounts rows = SiteCounts.of(file, ACCESSES.all());
             FrameworkSection.start(file, kind());
             for (int i = 0; i < rows.sites.size(); i++) {
                 file.record("access", rows.sites.get(i), rows.counts.get(i));
             }
-            description = "field-access: " + rows.total + " accesses at " + rows.sites.size() + " sites";
+            return "field-access: " + rows.total + " accesses at " + rows.sites.size() + " sites";
         }
     }
 }

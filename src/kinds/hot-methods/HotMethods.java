@@ -32,13 +32,13 @@ public final class HotMethods {
         }
 
         @Override
-        public void write(ProfileFile file) {
+        String writeRecords(ProfileFile file) {
             SiteCounts rows = SiteCounts.of(file, EVENTS.all());
             BurstSection.start(file, kind());
             for (int i = 0; i < rows.sites.size(); i++) {
                 file.record("event", rows.sites.get(i), rows.counts.get(i));
             }
-            description = "hot-methods: " + rows.total + " calls and backedges at " + rows.sites.size() + " sites";
+            return "hot-methods: " + rows.total + " calls and backedges at " + rows.sites.size() + " sites";
         }
     }
 }

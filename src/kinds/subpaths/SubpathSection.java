@@ -13,22 +13,15 @@ import java.util.Map;
  * entry, its count followed by its blocks in the order they ran. Written at exit and by every online
  * dump, while threads may still run.
  */
-final class SubpathSection implements Profiles.Section {
+final class SubpathSection extends KindSection {
     private static final String[] MODES = {"sample", "skip", "exact"};
-    private String description = "";
 
-    @Override
-    public String kind() {
-        return "subpaths";
+    SubpathSection() {
+        super("subpaths");
     }
 
     @Override
-    public String describe() {
-        return description;
-    }
-
-    @Override
-    public void write(ProfileFile file) {
+    String writeRecords(ProfileFile file) {
         long blocks = Subpaths.blocks();
         FrameworkSection.start(file, kind());
         file.record("mode", MODES[Subpaths.MODE]);
@@ -66,7 +59,7 @@ final class SubpathSection implements Profiles.Section {
             System.arraycopy(r.blocks, 0, rec, 2, r.blocks.length);
             file.record(rec);
         }
-        description = "subpaths: " + blocks + " blocks, " + rows.size() + " subpaths " + (Subpaths.MODE == Subpaths.MODE_EXACT ? "counted" : "in the hot list");
+        return "subpaths: " + blocks + " blocks, " + rows.size() + " subpaths " + (Subpaths.MODE == Subpaths.MODE_EXACT ? "counted" : "in the hot list");
     }
 
     /**

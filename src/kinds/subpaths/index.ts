@@ -2,8 +2,8 @@
  * subpaths (seed 003, OSP): the hot subpaths of 2^n consecutive basic blocks (n = 1..5 by default),
  * across calls and returns as the program ran, sampled by a skip counter at every block entry into
  * a concise sample of bounded memory, each with its estimated count and a Chernoff error bound.
- * OSP samples inside its own runtime logic, so it needs a probe at every block: the exhaustive
- * layout. A duplicating layout would show it blocks only in bursts after a check at a method entry
+ * OSP samples inside its own runtime logic (`sampling: 'own'`), so it needs a probe at every block:
+ * the exhaustive layout. A duplicating layout would show it blocks only in bursts after a check at a method entry
  * or backedge, so subpaths could neither start at any block nor follow a call.
  */
 import type { ProfileKind } from '../kind.js';
@@ -14,6 +14,6 @@ export const kind: ProfileKind = {
   title: 'hot subpaths of 2^n basic blocks in bounded memory, with error bounds (seed 003, OSP)',
   runtimeClass: 'komorium/runtime/Subpaths',
   events: [{ event: 'block', handler: 'enterBlock' }],
-  layouts: ['exhaustive'],
+  sampling: 'own',
   section: subpathsSection,
 };

@@ -14,11 +14,11 @@ import java.util.Map;
  * whose subtree counted nothing left out. Everything is iterative, so a tree as deep as any
  * {@code komorium.stackSize} cannot overflow the hook thread's stack.
  */
-final class TreeSection implements Profiles.Section {
+final class TreeSection extends KindSection {
     private final TreeAgent agent;
-    private String description = "";
 
     TreeSection(TreeAgent agent) {
+        super("komorium");
         this.agent = agent;
     }
 
@@ -135,21 +135,11 @@ final class TreeSection implements Profiles.Section {
         }
     };
 
-    @Override
-    public String kind() {
-        return "komorium";
-    }
-
-    @Override
-    public String describe() {
-        return description;
-    }
-
     /** Snapshots the agent's tree under its lock and adds it to {@code file}. */
     @Override
-    public void write(ProfileFile file) {
+    String writeRecords(ProfileFile file) {
         synchronized (agent) {
-            write(file, agent);
+            return writeTree(file, agent);
         }
     }
 
@@ -205,7 +195,7 @@ final class TreeSection implements Profiles.Section {
         }
     }
 
-    private void write(ProfileFile file, TreeAgent agent) {
+    private String writeTree(ProfileFile file, TreeAgent agent) {
         // 1. Merge into a tree keyed by method name (not identifier instance).
         ProfileFile scratch = new ProfileFile();
         long[] runtimeTotals = runtimeTotals(agent);
@@ -296,7 +286,7 @@ final class TreeSection implements Profiles.Section {
             }
         }
         writeBreakdown(file, agent, emitted);
-        description = agent.name() + ": " + counted + " " + agent.unit() + " in " + (nodes - 1) + " contexts, " + methods.size() + " methods, ~"
+        return agent.name() + ": " + counted + " " + agent.unit() + " in " + (nodes - 1) + " contexts, " + methods.size() + " methods, ~"
                 + agent.totalBytecodes + " bytecodes, " + agent.threads + " threads";
     }
 }

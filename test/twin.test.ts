@@ -1,0 +1,54 @@
+/**
+ * Full-dup's out-of-line twin (src/framework/layout/twin.ts) under its experiment switch
+ * KOMORIUM_TWIN=stay, where the twin runs the rest of the invocation itself: the method then
+ * returns what the twin returns and has no resume dispatch (the read of P[0] and the restores
+ * of the loop head's locals), which the default layout keeps. Both run two samples at interval 7,
+ * so that their twins run often, and print what the uninstrumented program prints.
+ */
+import { describe, expect, test } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ClassFile } from '../src/classfile/classfile.js';
+import { readCode } from '../src/bytecode/code-reader.js';
+import { isLabel, type Insn } from '../src/bytecode/ir.js';
+import { OP } from '../src/bytecode/opcodes.js';
+import { javac, repoRoot, runJava, tmpDir } from './support/java.js';
+import { cli } from './support/komorium.js';
+
+const SAMPLES = ['fig4', 'callbacks'];
+
+/** long[] loads in the methods that are not twins (the resume reads P[0] and restores locals with them). */
+function longArrayLoads(dir: string): number {
+  let n = 0;
+  for (const f of readdirSync(dir).filter((x) => x.endsWith('.class'))) {
+    const cf = ClassFile.parse(readFileSync(join(dir, f)), f);
+    for (const m of cf.methods) {
+      const attr = m.attributes.find((a) => a.name === 'Code');
+      if (!attr || m.name.includes('$sample$komorium')) continue;
+      n += readCode(cf, m, attr).nodes.filter((x) => !isLabel(x) && (x as Insn).op === OP.LALOAD).length;
+    }
+  }
+  return n;
+}
+
+describe('KOMORIUM_TWIN=stay', () => {
+  test.each(SAMPLES)('%s: the method keeps no resume dispatch, and the program runs as it did', async (sample) => {
+    const work = tmpDir('komorium-twin-');
+    const classes = join(work, 'classes');
+    javac(join(repoRoot, 'samples', sample), classes);
+    const expected = readFileSync(join(repoRoot, 'samples', sample, 'expected-output.txt'), 'utf8');
+    for (const twin of ['return', 'stay']) {
+      const out = join(work, twin);
+      const r = cli(['instrument', classes, '-o', out, '-q', '--no-cache', '--profile', 'call-edges', '--layout', 'full-dup'], {
+        env: { KOMORIUM_TWIN: twin },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      const added = longArrayLoads(out) - longArrayLoads(classes);
+      if (twin === 'stay') expect(added).toBe(0);
+      else expect(added).toBeGreaterThan(0);
+      const run = await runJava({ cp: [out], main: 'Main', jvmArgs: ['-Xverify:all', '-Dkomorium.interval=7', `-Dkomorium.out=${join(work, `${twin}.kprof`)}`, '-Dkomorium.quiet'] });
+      expect(run.stderr).toBe('');
+      expect(run.stdout).toBe(expected);
+    }
+  });
+});
