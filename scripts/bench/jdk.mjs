@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { CACHE, REPO, WORKLOADS, driversDir, javaBin } from './workloads.mjs';
-import { freshDir, geomean, log, median, rotate, runProcess, saveJson } from './util.mjs';
+import { freshDir, geomean, log, median, parseOptions, rotate, runProcess, saveJson } from './util.mjs';
 import { compareOutcome, outcomeOf } from './outcome.mjs';
 import { loadavg, machineInfo } from './machine.mjs';
 
@@ -17,17 +17,16 @@ const CLI = join(REPO, 'bin', 'komorium-ts.js');
 // As `komorium-ts run` starts instrumented programs.
 const KOMORIUM_JVM = ['-XX:-DontCompileHugeMethods'];
 
+const HELP = `usage: node scripts/bench/jdk.mjs [--workloads ${WORKLOADS.map((w) => w.id).join(',')}] [--reps 3] [--granularity N]`;
+
 function parse(argv) {
-  const o = { workloads: WORKLOADS.map((w) => w.id), reps: 3, granularity: undefined };
-  for (let i = 0; i < argv.length; i += 2) {
-    const [k, v] = [argv[i], argv[i + 1]];
-    if (v === undefined) throw new Error(`${k} needs a value`);
-    if (k === '--workloads') o.workloads = v.split(',');
-    else if (k === '--reps') o.reps = Number(v);
-    else if (k === '--granularity') o.granularity = Number(v);
-    else throw new Error(`unknown option ${k} (--workloads a,b --reps N --granularity N)`);
-  }
-  return o;
+  return parseOptions(argv, HELP, { workloads: WORKLOADS.map((w) => w.id), reps: 3, granularity: undefined }, {
+    values: {
+      '--workloads': (o, v) => { o.workloads = v.split(','); },
+      '--reps': (o, v) => { o.reps = Number(v); },
+      '--granularity': (o, v) => { o.granularity = Number(v); },
+    },
+  });
 }
 
 /** `instrument-jdk` of the JDK that runs the workloads: the argument file, and what it cost. */
