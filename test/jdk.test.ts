@@ -125,6 +125,13 @@ describe('run --jdk', () => {
       const under = s.stacks.filter(([f]) => f[f.length - 1] === method && f.some((x) => x.startsWith('J.jdk('))).reduce((a, [, n]) => a + n, 0);
       expect(under / s.self.get(method)!).toBeGreaterThan(0.9);
     }
+    // report --fold charges the JDK's bytecodes to the application frame that called it: jdk() itself,
+    // not the [uninstrumented] node its calls enter the JDK through.
+    const r3 = cli(['report', withJdk, '--fold', 'java.**,jdk.**,sun.**', '--format', 'collapsed']);
+    expect(r3.code, r3.stderr).toBe(0);
+    const folded = new Map(r3.stdout.trim().split('\n').map((l) => [l.slice(0, l.lastIndexOf(' ')), Number(l.slice(l.lastIndexOf(' ') + 1))]));
+    expect(folded.get('J.main(String[]);J.jdk(int)')! / s.total).toBeGreaterThanOrEqual(0.9);
+    expect([...folded.keys()].filter((k) => k.startsWith('J.main(String[]);J.jdk(int);'))).toEqual([]);
 
     const appOnly = join(work, 'app.kprof');
     const r2 = cli(['run', jJar, '--main', 'J', '--agent', 'exact', '-o', appOnly, '--', '10']);

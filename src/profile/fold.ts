@@ -20,8 +20,11 @@
  *   user expects to see where such work started, as a stack trace or another profiler shows it,
  *   and the threads that start in different places stay apart; one `[jdk]` node would merge the
  *   finalizer, the reference handler and every pool into one box that says nothing.
- * - The markers `<truncated>`, `[uninstrumented]` and `<thread>` are not classes and are never
- *   folded: they tell where the profile lost frames.
+ * - `[uninstrumented]` (frames the profile does not see) is folded with the classes: with the JDK
+ *   instrumented, the application's calls enter the JDK through its wrappers and show one such node
+ *   between `J.jdk` and `String.format`, and "which of my methods" must not answer "[uninstrumented]".
+ *   The markers `<truncated>` and `<thread>` are never folded: they tell where the profile lost
+ *   frames, and which thread ran.
  */
 import { compileClassPattern } from '../instrument/patterns.js';
 import { javaName } from '../classfile/names.js';
@@ -46,7 +49,7 @@ export function foldPatterns(args: readonly string[]): string[] {
 
 export function foldMatcher(patterns: readonly string[]): (className: string) => boolean {
   const res = patterns.map(compileClassPattern);
-  return (className) => !MARKERS.has(className) && res.some((r) => r.test(javaName(className)));
+  return (className) => className === UNINSTRUMENTED_CLASS || (!MARKERS.has(className) && res.some((r) => r.test(javaName(className))));
 }
 
 /** A kept frame being built: its own counter and self entries, plus those of the folded frames charged to it. */
