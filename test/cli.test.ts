@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from './support/komorium.js';
 import { jarDir, javac, repoRoot, tmpDir } from './support/java.js';
 
-const COMMANDS = ['instrument', 'run', 'report', 'diff', 'merge', 'baseline', 'inspect'];
+const COMMANDS = ['instrument', 'instrument-jdk', 'run', 'report', 'diff', 'merge', 'baseline', 'inspect'];
 const ESC = '\x1b';
 const profiles = join(repoRoot, 'test', 'fixtures', 'profiles');
 
