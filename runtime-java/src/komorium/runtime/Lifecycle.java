@@ -89,7 +89,7 @@ final class Lifecycle {
 
     /** The built-in agent of this run, or null ({@code none}, an agent of your own); starts the runtime if needed. */
     static TreeAgent treeAgent() {
-        TC.activeProfiler(); // initializes TC, which starts the agent
+        TC.ensureStarted();
         SamplingProfiler a = installed;
         return a instanceof TreeAgent ? (TreeAgent) a : null;
     }

@@ -600,6 +600,17 @@ public final class TC {
         return profiler;
     }
 
+    /**
+     * Starts the agent if no application code has yet: for {@link Control} and the per-test
+     * listener, which are called from application code (a test framework) before any instrumented
+     * method may have run.
+     */
+    static void ensureStarted() {
+        if (state != READY) {
+            start();
+        }
+    }
+
     // ---- registry of contexts for the exit flush (§7.2)
 
     private static void enlist(TC tc) {
