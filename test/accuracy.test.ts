@@ -9,6 +9,7 @@ import type { CommandModule } from 'yargs';
 import { diffCommand } from '../src/cli/commands/diff.js';
 import { buildProfile, writeProfile, type TreeDraft } from '../src/profile/index.js';
 import { idealOverlapOf } from '../src/profile/analysis.js';
+import { komoriumAccuracy } from '../src/profile/accuracy.js';
 import { runCli, tempDir } from './fixtures/profiles/harness.js';
 
 const diff = (argv: string[]) => runCli(diffCommand as CommandModule<object, never>, ['diff', ...argv]);
@@ -72,5 +73,32 @@ describe('diff --accuracy', () => {
   it('a plain diff of an exact and a sampled profile points at --accuracy', async () => {
     const r = await diff([exact, sampled]);
     expect(r.error).toMatch(/not comparable.*diff --accuracy EXACT SAMPLED/);
+  });
+});
+
+describe('diff --accuracy on deep stacks', () => {
+  it('keys a calling context by its parent and method, not by its whole stack: 20,000 frames deep within seconds', () => {
+    // A key spelling out the stack grows with depth, so the keys of all contexts grow with its
+    // square: 20,000 frames of ~25-character method keys are 5 GB of keys (Rhino's exact profile,
+    // 450,000 contexts, ran out of heap after 27 s).
+    const depth = 20_000;
+    const deep = (counter: number): TreeDraft => {
+      const root: TreeDraft = { method: null, counter: 0, children: [] };
+      let at = root;
+      for (let d = 0; d < depth; d++) {
+        const n: TreeDraft = { method: m(`f${d % 3}`), counter, children: [] };
+        at.children.push(n);
+        at = n;
+      }
+      return root;
+    };
+    const started = Date.now();
+    const exact = buildProfile({ name: 'e', agent: 'exact', unit: 'bytecodes', granularity: 1, totalBytecodes: depth * 2 }, deep(2));
+    const sampled = buildProfile({ name: 's', agent: 'sampling', unit: 'samples', granularity: 10, totalBytecodes: depth * 2 }, deep(1));
+    const [contexts, methods] = komoriumAccuracy(exact, sampled);
+    expect(contexts!.keys).toBe(depth);
+    expect(contexts!.overlap).toBeCloseTo(1, 9);
+    expect(methods!.keys).toBe(3);
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });

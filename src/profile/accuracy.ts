@@ -21,18 +21,27 @@ export interface ViewAccuracy {
   worst: { name: string; exact: number; sampled: number }[];
 }
 
-/** Self counters by calling context, keyed by the stack of method keys. */
-function byContext(p: Profile): { counts: Map<string, number>; nodes: Map<string, ContextNode> } {
+/**
+ * Numbers for calling contexts shared by the two profiles: a context is its parent's number and its
+ * method's key, so equal stacks get equal numbers and a key stays short however deep the stack (a key
+ * spelling out the whole stack made Rhino's 450,000 contexts, hundreds of frames deep, take gigabytes).
+ */
+type ContextIds = Map<string, number>;
+
+/** Self counters by calling context, keyed by the context's number in `ids`. */
+function byContext(p: Profile, ids: ContextIds): { counts: Map<string, number>; nodes: Map<string, ContextNode> } {
   const counts = new Map<string, number>();
   const nodes = new Map<string, ContextNode>();
-  const keyOf = new Map<ContextNode, string>([[p.root, '']]);
+  const idOf = new Map<ContextNode, number>([[p.root, 0]]);
   for (const n of p.nodes) {
     if (n.parent === null) continue;
-    const key = `${keyOf.get(n.parent)!}\u0001${n.method!.key}`;
-    keyOf.set(n, key);
+    const step = `${idOf.get(n.parent)!}\u0001${n.method!.key}`;
+    let id = ids.get(step);
+    if (id === undefined) ids.set(step, (id = ids.size + 1));
+    idOf.set(n, id);
     if (n.counter > 0) {
-      counts.set(key, n.counter);
-      nodes.set(key, n);
+      counts.set(String(id), n.counter);
+      nodes.set(String(id), n);
     }
   }
   return { counts, nodes };
@@ -46,8 +55,9 @@ function contextName(n: ContextNode, frames = 3): string {
 
 export function komoriumAccuracy(exact: Profile, sampled: Profile, worst = 10): ViewAccuracy[] {
   const samples = sampled.unit === 'samples' ? sampled.totalCounter : undefined;
-  const ce = byContext(exact);
-  const cs = byContext(sampled);
+  const ids: ContextIds = new Map();
+  const ce = byContext(exact, ids);
+  const cs = byContext(sampled, ids);
   const contexts = shareOverlap(ce.counts, cs.counts);
   const me = new Map(flatten(exact).filter((f) => f.self > 0).map((f) => [f.method.key, f]));
   const ms = new Map(flatten(sampled).filter((f) => f.self > 0).map((f) => [f.method.key, f]));
