@@ -173,17 +173,24 @@ describe('komorium-ts command line', () => {
     }
   });
 
-  it('worker threads give the bytes the single-threaded path gives', async () => {
+  // The in-process reference takes its options from the CLI's own instrumentMode, flag for flag, so
+  // that a changed default (call lines on, say) cannot leave the reference on the old one.
+  it.each([
+    ['--no-call-lines', false],
+    ['--call-lines', true],
+  ] as const)('worker threads give the bytes the single-threaded path gives (%s)', async (flag, callLines) => {
     // commons-lang3 has 486 classes: above the 300 from which KOMORIUM_WORKERS starts workers.
     const input = '/usr/share/java/commons-lang3.jar';
     expect(existsSync(input), `${input} (scripts/install-deps.sh installs it)`).toBe(true);
-    const outs = { cli: join(work, 'threads-a.jar'), rewriteWorkers: join(work, 'threads-b.jar'), inProcess: join(work, 'threads-c.jar') };
-    const ra = cli(['instrument', input, '-o', outs.cli, '-q']);
-    const rb = cli(['instrument', input, '-o', outs.rewriteWorkers, '-q'], { env: { KOMORIUM_WORKERS: '2' } });
+    const name = (x: string) => join(work, `threads-${x}${callLines ? '-lines' : ''}.jar`);
+    const outs = { cli: name('a'), rewriteWorkers: name('b'), inProcess: name('c') };
+    const ra = cli(['instrument', input, '-o', outs.cli, '-q', '--no-cache', flag], { env: { KOMORIUM_WORKERS: '1' } });
+    const rb = cli(['instrument', input, '-o', outs.rewriteWorkers, '-q', '--no-cache', flag], { env: { KOMORIUM_WORKERS: '2' } });
     expect(ra.code, ra.stderr).toBe(0);
     expect(rb.code, rb.stderr).toBe(0);
     // From TypeScript sources no worker can start: everything runs on this thread.
     const { instrumentProgram } = await import('../src/instrument/program.js');
+    const { instrumentMode } = await import('../src/cli/commands/instrument.js');
     await instrumentProgram({
       input,
       output: outs.inProcess,
@@ -191,7 +198,16 @@ describe('komorium-ts command line', () => {
       include: [],
       exclude: [],
       skipBroken: false,
-      mode: { profile: 'komorium', options: { checks: 'optimized', maxPath: 50, leafOpt: true, callbacks: true, counter: 'field' } },
+      mode: instrumentMode({
+        profile: ['komorium'],
+        trigger: 'global',
+        checks: 'optimized',
+        'max-path': 50,
+        'leaf-opt': true,
+        callbacks: true,
+        counter: 'field',
+        'call-lines': callLines,
+      }),
     });
     const reference = readFileSync(outs.inProcess);
     for (const [how, path] of Object.entries(outs)) expect(readFileSync(path).equals(reference), how).toBe(true);

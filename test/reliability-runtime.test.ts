@@ -29,6 +29,7 @@ let work: string;
 let plainJar: string;
 let localJar: string;
 let fieldJar: string;
+let linesJar: string;
 let runs = 0;
 
 interface Run extends RunJavaResult {
@@ -110,7 +111,29 @@ beforeAll(async () => {
   // The agent is the user's code: it stays uninstrumented.
   instrument(plainJar, localJar, ['--exclude', 'ThrowingAgent']);
   instrument(plainJar, fieldJar, ['--exclude', 'ThrowingAgent', '--counter', 'field']);
+  linesJar = join(work, 'load-lines.jar');
+  instrument(plainJar, linesJar, ['--exclude', 'ThrowingAgent', '--call-lines']);
 });
+
+/**
+ * --call-lines, exact agent: a context called from a frame of an instrumented method knows the line
+ * of each call, and those lines' counters sum to its inclusive counter (callbacks under
+ * [uninstrumented] and the threads' roots have no calling line).
+ */
+function expectCallLinesComplete(p: Profile): number {
+  let checked = 0;
+  const visit = (n: ContextNode, parent: ContextNode | null) => {
+    const caller = parent?.method?.className;
+    if (parent && parent !== p.root && caller !== '[uninstrumented]' && caller !== '<truncated>' && n.total > 0) {
+      const sum = (n.calls ?? []).reduce((a, c) => a + c.counter, 0);
+      expect(sum, `${caller}.${parent.method!.name} → ${n.method!.className}.${n.method!.name}`).toBe(n.total);
+      checked++;
+    }
+    for (const c of n.children) visit(c, n);
+  };
+  visit(p.root, null);
+  return checked;
+}
 
 const figures: string[] = [];
 
@@ -154,6 +177,12 @@ describe('load', () => {
     expect(rootTotal(e.profile!, 'Load', lambda)).toBe(10000 * perThread);
     expect(e.profile!.threads).toBe(10001);
     expect(T(sampled)).toBe(T(e));
+    // With call lines: the same counts, and each thread's frames still open when it ended go to their lines.
+    const lines = await run(linesJar, ['short', '10000'], EXACT);
+    expectSameBehaviour(plain, lines);
+    expect(T(lines)).toBe(T(e));
+    expect(rootTotal(lines.profile!, 'Load', lambda)).toBe(10000 * perThread);
+    expect(expectCallLinesComplete(lines.profile!)).toBeGreaterThan(0);
     figures.push(`10,000 short-lived threads (80 alive at a time): exact total ${T(e)}, ${perThread} bytecodes per thread, 10,001 threads registered`);
   });
 
@@ -255,7 +284,12 @@ describe('shutdown', () => {
 });
 
 describe('memory', () => {
-  test('a long run over many deep calling contexts: the runtime keeps the samples tree and its breakdown, bounded by the contexts and komorium.maxContexts', async () => {
+  // With --call-lines a frame holds one of several identifiers of its method; the tree still has a
+  // context per method (the call lines are each context's breakdown), so the same bounds hold.
+  test.each([
+    ['', () => localJar],
+    [' (--call-lines)', () => linesJar],
+  ] as const)('a long run over many deep calling contexts: the runtime keeps the samples tree and its breakdown, bounded by the contexts and komorium.maxContexts%s', async (how, jar) => {
     const mem = async (jar: string, props: string[], contexts: number, rounds: number) => {
       const dir = join(work, `mem-${runs++}`);
       mkdirSync(dir);
@@ -270,7 +304,7 @@ describe('memory', () => {
     const plain = await mem(plainJar, [], 2000, 1);
     // Granularity 97 samples almost every context: 2,000 distinct paths 40 to 60 frames deep, then
     // the same ones again for 8 seconds.
-    const profiled = await mem(localJar, SAMPLING, 2000, 8);
+    const profiled = await mem(jar(), SAMPLING, 2000, 8);
     const nodes = (profiled.profile.match(/^node\t/gm) ?? []).length;
     const kept = profiled.phase1 - plain.phase1;
     const perContext = kept / nodes;
@@ -289,7 +323,7 @@ describe('memory', () => {
     expect(perContext).toBeLessThan(200);
     // A cap far below: the tree stops growing at maxContexts, the program still runs through.
     // Not quiet here (the last -D wins): the runtime says so once; under komorium.quiet only the profile's truncated count does.
-    const capped = await mem(localJar, [...SAMPLING, '-Dkomorium.maxContexts=20000', '-Dkomorium.quiet=false'], 3000, 1);
+    const capped = await mem(jar(), [...SAMPLING, '-Dkomorium.maxContexts=20000', '-Dkomorium.quiet=false'], 3000, 1);
     expect(capped.stderr.match(/komorium: the profile holds komorium.maxContexts=20000 calling contexts/g)).toHaveLength(1);
     expect(profiled.stderr).toBe('');
     expect(capped.phase2 - plain.phase2).toBeLessThan(20000 * 2 * 200);
@@ -297,11 +331,29 @@ describe('memory', () => {
     expect(cappedNodes).toBeLessThanOrEqual(2 * 20000 + 1);
     expect(Number(/^truncated\t(\d+)$/m.exec(capped.profile)![1])).toBeGreaterThan(0);
     figures.push(
-      `memory: ${nodes} contexts kept ${(kept / 1e6).toFixed(1)} MB (${perContext.toFixed(0)} bytes each); ` +
+      `memory${how}: ${nodes} contexts kept ${(kept / 1e6).toFixed(1)} MB (${perContext.toFixed(0)} bytes each); ` +
         `${profiled.walks} more walks over the same contexts in ${profiled.ms} ms: +${filled} bytes (${(filled / nodes).toFixed(0)} per context), ` +
         `+${Math.max(...late, profiled.phase2) - late[0]!} in the last 3 s; ` +
         `plain run ${(plain.phase2 / 1e6).toFixed(1)} MB; maxContexts=20000 held ${((capped.phase2 - plain.phase2) / 1e6).toFixed(1)} MB`,
     );
     console.log(`runtime reliability figures:\n  ${figures.join('\n  ')}`);
+  });
+  test('--call-lines, exact agent: komorium.maxContexts counts the contexts of methods, not of chains of call lines', async () => {
+    const exact = async (props: string[]) => {
+      const dir = join(work, `fit-${runs++}`);
+      mkdirSync(dir);
+      const r = await runJava({ cp: [linesJar], main: 'Memory', args: ['1000', '0'], cwd: dir, timeoutMs: 180_000, jvmArgs: ['-Dkomorium.quiet', ...EXACT, ...props] });
+      expect(r.code, r.stderr).toBe(0);
+      return join(dir, 'komorium.kprof');
+    };
+    const full = await exact([]);
+    const nodes = (readFileSync(full, 'utf8').match(/^node\t/gm) ?? []).length;
+    // Exactly as many as the profile has (the root counts for the marker a full tree would add). A tree
+    // with a context per chain of call lines needed more: 54,368 bytecodes under <truncated>.
+    const fitted = await exact([`-Dkomorium.maxContexts=${nodes}`]);
+    const text = readFileSync(fitted, 'utf8');
+    expect(/^truncated\t(\d+)$/m.exec(text)![1]).toBe('0');
+    expect(text.match(/^node\t.*$/gm)).toEqual(readFileSync(full, 'utf8').match(/^node\t.*$/gm));
+    expect(expectCallLinesComplete(readProfile(fitted))).toBeGreaterThan(nodes / 2);
   });
 });

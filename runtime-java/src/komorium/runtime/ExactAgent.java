@@ -37,7 +37,7 @@ public final class ExactAgent extends TreeAgent {
         sp = clamp(stack, sp);
         synchronized (this) {
             if (sp > 0) {
-                InvocationNode n = context(stack, sp);
+                InvocationNode n = context(stack, sp, tc, b);
                 n.add(b, threadNumber(tc), line(n, lineDelta));
                 if (n.truncated) {
                     truncatedSamples++;

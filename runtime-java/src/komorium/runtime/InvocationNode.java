@@ -21,6 +21,12 @@ final class InvocationNode {
     long counter;
     /** {@link #counter} by thread and line; null until the first sample. */
     SelfCounts self;
+    /**
+     * Inclusive counter by the line the parent's method called this context from (instrument
+     * --call-lines, see {@link CallPath}), kept as a {@link SelfCounts} of thread -1; null until
+     * there is one.
+     */
+    SelfCounts calls;
 
     /** Callee identifiers plus one: 0 marks a free slot. */
     private int[] keys;
@@ -50,6 +56,15 @@ final class InvocationNode {
             self = new SelfCounts(thread, line, count);
         } else {
             self.add(thread, line, count);
+        }
+    }
+
+    /** Adds {@code count} to the inclusive counter of calls from the parent's line {@code line}. */
+    void addCall(int line, long count) {
+        if (calls == null) {
+            calls = new SelfCounts(-1, line, count);
+        } else {
+            calls.add(-1, line, count);
         }
     }
 

@@ -41,6 +41,8 @@ public final class MID {
     /** Identifier to method; published by a volatile write after the entries are set. */
     private static volatile MID[] table = new MID[1024];
     private static int count;
+    /** Set once a class registers call lines (instrument --call-lines); the agents then track them. */
+    private static volatile boolean callLines;
 
     /**
      * The first identifier of the instrumented JDK's methods: right after the three above. Its
@@ -102,14 +104,18 @@ public final class MID {
     private final String sourceFile;
     private final int firstLine;
     private final int callLine;
+    /** The identifier of the method itself: this one's, or for a call line's, its method's. */
+    private final int method;
 
-    private MID(String className, String methodName, String descriptor, String sourceFile, int firstLine, int callLine) {
+    private MID(String className, String methodName, String descriptor, String sourceFile, int firstLine, int callLine,
+            int method) {
         this.className = className == null ? "" : className;
         this.methodName = methodName == null ? "" : methodName;
         this.descriptor = descriptor == null ? "" : descriptor;
         this.sourceFile = sourceFile;
         this.firstLine = firstLine;
         this.callLine = callLine;
+        this.method = method;
     }
 
     /**
@@ -122,11 +128,12 @@ public final class MID {
      * @param firstLine  the method's first line number, or {@code -1}
      */
     public static int register(String className, String methodName, String descriptor, String sourceFile, int firstLine) {
-        return register(className, methodName, descriptor, sourceFile, firstLine, -1);
+        return register(className, methodName, descriptor, sourceFile, firstLine, -1, -1);
     }
 
+    /** {@code method}: the identifier of the method a call line's identifier belongs to, -1 for a method's own. */
     private static int register(String className, String methodName, String descriptor, String sourceFile, int firstLine,
-            int callLine) {
+            int callLine, int method) {
         synchronized (LOCK) {
             MID[] t = table;
             int id = count;
@@ -138,7 +145,7 @@ public final class MID {
                 System.arraycopy(t, 0, bigger, 0, id);
                 t = bigger;
             }
-            t[id] = new MID(className, methodName, descriptor, sourceFile, firstLine, callLine);
+            t[id] = new MID(className, methodName, descriptor, sourceFile, firstLine, callLine, method < 0 ? id : method);
             count = id + 1;
             table = t;
             return id;
@@ -160,15 +167,27 @@ public final class MID {
     public static int forClass(String className, String sourceFile, String packed) {
         synchronized (LOCK) {
             int first = -1;
+            // A method's call lines follow its own line (class-transform.ts), but perhaps in the
+            // previous call: a class's lines come in chunks of one constant string each.
+            int method = -1;
             for (int start = 0; start < packed.length(); ) {
                 int tab1 = packed.indexOf('\t', start);
                 int tab2 = packed.indexOf('\t', tab1 + 1);
                 int end = packed.indexOf('\n', tab2 + 1);
                 int tab3 = packed.indexOf('\t', tab2 + 1);
                 boolean call = tab3 >= 0 && tab3 < end;
-                int id = register(className, packed.substring(start, tab1), packed.substring(tab1 + 1, tab2), sourceFile,
-                        Integer.parseInt(packed.substring(tab2 + 1, call ? tab3 : end)),
-                        call ? Integer.parseInt(packed.substring(tab3 + 1, end)) : -1);
+                String name = packed.substring(start, tab1);
+                String descriptor = packed.substring(tab1 + 1, tab2);
+                if (call && method < 0) {
+                    method = lastRegistered(className, name, descriptor);
+                }
+                int id = register(className, name, descriptor, sourceFile, Integer.parseInt(packed.substring(tab2 + 1, call ? tab3 : end)),
+                        call ? Integer.parseInt(packed.substring(tab3 + 1, end)) : -1, call ? method : -1);
+                if (!call) {
+                    method = id;
+                } else if (!callLines) {
+                    callLines = true;
+                }
                 if (first < 0) {
                     first = id;
                 }
@@ -176,6 +195,26 @@ public final class MID {
             }
             return first < 0 ? UNKNOWN : first;
         }
+    }
+
+    /**
+     * The identifier registered last for the method itself (not a call line of it), or -1. Scans
+     * back from the newest: the previous chunk of the same class came just before. Caller holds LOCK.
+     */
+    private static int lastRegistered(String className, String methodName, String descriptor) {
+        MID[] t = table;
+        for (int id = count - 1; id >= 0; id--) {
+            MID m = t[id];
+            if (m.callLine < 0 && m.methodName.equals(methodName) && m.descriptor.equals(descriptor) && m.className.equals(className)) {
+                return id;
+            }
+        }
+        return -1;
+    }
+
+    /** Whether any identifier of a call line was registered (see {@link #getCallLine}). */
+    static boolean hasCallLines() {
+        return callLines;
     }
 
     /** Identifiers given out so far: 0 … count() - 1. */
@@ -225,6 +264,21 @@ public final class MID {
      */
     public int getCallLine() {
         return callLine;
+    }
+
+    /**
+     * The identifier of the method itself: this identifier's own, or for one of its call lines
+     * ({@link #getCallLine} {@code >= 0}) the identifier registered for the method. The samples tree
+     * keeps one context per method, whatever line its frame calls from.
+     */
+    public int getMethod() {
+        return method;
+    }
+
+    /** The identifier of the method {@code id} names ({@link #getMethod}), or {@code id} when it names none. */
+    static int methodOf(int id) {
+        MID m = get(id);
+        return m == null ? id : m.method;
     }
 
     /** {@code com.foo.Bar.baz(I)V}. */

@@ -82,7 +82,7 @@ public final class SamplingAgent extends TreeAgent {
         sp = clamp(stack, sp);
         synchronized (this) {
             if (sp > 0) {
-                InvocationNode n = context(stack, sp);
+                InvocationNode n = context(stack, sp, tc, 1);
                 n.add(1, threadNumber(tc), line(n, lineDelta));
                 if (n.truncated) {
                     truncatedSamples++;

@@ -132,6 +132,10 @@ public final class TC {
     String threadName;
     int threadId = -1;
 
+    /** The built-in agent's call lines of this thread ({@link CallPath}), and that agent. */
+    CallPath callPath;
+    Object callPathOwner;
+
     /** True while this thread runs agent code: nested triggers must not call the agent again. */
     private boolean inAgent;
 

@@ -32,6 +32,13 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
     /** Set when the runtime installed this agent: its tree then goes into the run's one profile file. */
     volatile boolean inRunProfile;
 
+    static {
+        // Initialized with the agent whether or not the program has call lines: linking a class
+        // in the middle of the run draws an identity hash code on the thread that samples, and a
+        // program whose hash tables order by identity (jflex's) would run differently with call lines.
+        new CallPath(null);
+    }
+
     TreeAgent(String out) {
         this.out = out;
     }
@@ -106,6 +113,12 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
             if (n.self != null) {
                 n.self.clear();
             }
+            if (n.calls != null) {
+                n.calls.clear();
+            }
+        }
+        for (CallPath p : callPaths) {
+            p.restart();
         }
         totalBytecodes = 0;
         truncatedSamples = 0;
@@ -138,28 +151,29 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
      * sample of this thread only resolves the frames above the topmost node (seed 002, Figure 9).
      * A truncated stack ({@code outer…, <truncated>, innermost}) counts in the context {@code
      * outer…, <truncated>}: the profile format makes the marker the innermost frame, so that it is
-     * a leaf under the deepest frame that was kept. Caller holds the lock.
+     * a leaf under the deepest frame that was kept. A frame that holds the identifier of one of its
+     * method's call lines is that method's context; {@code count} (what the sample adds) then goes
+     * to the call lines too ({@link CallPath}). Caller holds the lock.
      */
-    final InvocationNode context(int[] stack, int sp) {
+    final InvocationNode context(int[] stack, int sp, TC tc, long count) {
         if (sp == stack.length && sp >= 2 && isTruncationMarker(stack[sp - 2])) {
             sp--;
         }
-        int i = sp - 1;
-        InvocationNode top = node(stack[i]);
-        if (top != null) {
-            return top;
+        CallPath path = MID.hasCallLines() ? callPath(stack, tc) : null;
+        // The frames below the topmost node are the ones the last sample saw.
+        int i = sp;
+        while (i > 0 && node(stack[i - 1]) == null) {
+            i--;
         }
-        InvocationNode n = root;
-        for (; i > 0; --i) {
-            InvocationNode cached = node(stack[i - 1]);
-            if (cached != null) {
-                n = cached;
-                break;
-            }
+        InvocationNode n = i == 0 ? root : node(stack[i - 1]);
+        if (path != null) {
+            seen(path, stack, i);
         }
         for (; i < sp; ++i) {
             // A negative entry that is no node of ours (a stack another agent wrote into) names no method.
-            int m = stack[i] < 0 ? MID.UNKNOWN : stack[i];
+            int slot = stack[i];
+            MID mid = slot < 0 ? null : MID.get(slot);
+            int m = slot < 0 ? MID.UNKNOWN : mid == null ? slot : mid.getMethod();
             InvocationNode c = n.callee(m);
             if (c == null) {
                 if (contexts >= maxContexts) {
@@ -167,6 +181,9 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
                     // The frames above stay unresolved, so each such sample walks them again.
                     tooMany();
                     InvocationNode t = n.callee(MID.TRUNCATED);
+                    if (path != null) {
+                        path.counted += count;
+                    }
                     return t != null ? t : add(n, MID.TRUNCATED);
                 }
                 c = add(n, m);
@@ -174,8 +191,81 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
             }
             n = c;
             stack[i] = ~n.index;
+            if (path != null) {
+                path.open(i, n, slot, mid == null ? -1 : mid.getCallLine());
+            }
+        }
+        if (path != null) {
+            path.counted += count;
         }
         return n;
+    }
+
+    /** Call lines of the threads sampled so far, for {@link #settleCallLines}. Guarded by {@code this}. */
+    private final java.util.List<CallPath> callPaths = new java.util.ArrayList<CallPath>();
+    private int prunePathsAt = 16;
+    /** This agent's {@link CallPath} of each thread, for samples without a {@link TC}. */
+    private final ThreadLocal<CallPath> ownPaths = new ThreadLocal<CallPath>();
+
+    /** The thread's {@link CallPath}, moved to {@code stack} if the thread sampled another one last. */
+    private CallPath callPath(int[] stack, TC tc) {
+        CallPath p = tc != null && tc.callPathOwner == this ? tc.callPath : ownPaths.get();
+        if (p == null) {
+            p = new CallPath(Thread.currentThread());
+            ownPaths.set(p);
+            if (callPaths.size() == prunePathsAt) {
+                pruneCallPaths();
+            }
+            callPaths.add(p);
+        }
+        if (tc != null) {
+            tc.callPath = p;
+            tc.callPathOwner = this;
+        }
+        if (p.stack != stack) {
+            if (p.stack != null) {
+                p.leave();
+            }
+            p.stack = stack;
+        }
+        return p;
+    }
+
+    /** Closes the call paths of threads that ended and forgets them. Caller holds the lock. */
+    private void pruneCallPaths() {
+        int kept = 0;
+        for (int j = 0; j < callPaths.size(); j++) {
+            CallPath p = callPaths.get(j);
+            if (p.thread.isAlive()) {
+                callPaths.set(kept++, p);
+            } else if (p.stack != null) {
+                p.leave();
+            }
+        }
+        callPaths.subList(kept, callPaths.size()).clear();
+        prunePathsAt = Math.max(16, 2 * kept);
+    }
+
+    /**
+     * The last sample saw frames {@code 0..i-1} of {@code stack} (their slots hold its cache
+     * entries): the frames it saw above them are gone.
+     */
+    private void seen(CallPath path, int[] stack, int i) {
+        if (i <= path.depth) {
+            path.cut(i);
+            return;
+        }
+        // Cached before the thread's path knew them (its first sample after call lines appeared).
+        for (int d = path.depth; d < i; d++) {
+            path.open(d, node(stack[d]), stack[d], -1);
+        }
+    }
+
+    /** Adds what the threads' open frames counted so far to their call lines. Caller holds the lock. */
+    final void settleCallLines() {
+        for (CallPath p : callPaths) {
+            p.settle();
+        }
     }
 
     /** The node a stack entry stands for, or null when it holds a method identifier. */

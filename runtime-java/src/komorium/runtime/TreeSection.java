@@ -152,24 +152,7 @@ final class TreeSection extends KindSection {
         }
     }
 
-    /** Each runtime context's counter plus its descendants', by node number (children come after parents). */
-    private static long[] runtimeTotals(TreeAgent agent) {
-        long[] total = new long[agent.nodeCount()];
-        for (int i = total.length - 1; i > 0; i--) {
-            InvocationNode n = agent.nodeAt(i);
-            total[i] += n.counter;
-            total[n.parent.index] += total[i];
-        }
-        return total;
-    }
-
-    /** The line a frame of runtime identifier {@code mid} calls from, or -1 (instrument --call-lines). */
-    private static int callLine(int mid) {
-        MID m = MID.get(mid);
-        return m == null ? -1 : m.getCallLine();
-    }
-
-    private static void merge(final Node into, InvocationNode from, int callLine, long[] runtimeTotals) {
+    private static void merge(final Node into, InvocationNode from) {
         into.counter += from.counter;
         if (from.self != null) {
             if (into.self == null) {
@@ -182,23 +165,28 @@ final class TreeSection extends KindSection {
                 }
             });
         }
-        if (callLine >= 0 && runtimeTotals[from.index] > 0) {
+        if (from.calls != null) {
             if (into.calls == null) {
                 into.calls = new HashMap<Integer, long[]>(4);
             }
-            long[] c = into.calls.get(callLine);
-            if (c == null) {
-                into.calls.put(callLine, new long[] {runtimeTotals[from.index]});
-            } else {
-                c[0] += runtimeTotals[from.index];
-            }
+            from.calls.forEach(new SelfCounts.Visitor() {
+                @Override
+                public void visit(int thread, int line, long count) {
+                    long[] c = into.calls.get(line);
+                    if (c == null) {
+                        into.calls.put(line, new long[] {count});
+                    } else {
+                        c[0] += count;
+                    }
+                }
+            });
         }
     }
 
     private String writeTree(ProfileFile file, TreeAgent agent) {
         // 1. Merge into a tree keyed by method name (not identifier instance).
         ProfileFile scratch = new ProfileFile();
-        long[] runtimeTotals = runtimeTotals(agent);
+        agent.settleCallLines();
         Node root = new Node(null, null);
         List<InvocationNode> srcStack = new ArrayList<InvocationNode>();
         List<Node> dstStack = new ArrayList<Node>();
@@ -213,7 +201,7 @@ final class TreeSection extends KindSection {
                     continue;
                 }
                 Node d = dst.child(scratch.method(c.mid));
-                merge(d, c, callLine(src.mid), runtimeTotals);
+                merge(d, c);
                 srcStack.add(c);
                 dstStack.add(d);
             }
