@@ -87,7 +87,7 @@ public final class MID {
                         source = tab2 + 1 == line.length() ? null : line.substring(tab2 + 1);
                     } else {
                         register(className, line.substring(0, tab1), line.substring(tab1 + 1, tab2), source,
-                                Integer.parseInt(line.substring(tab2 + 1)), -1);
+                                Integer.parseInt(line.substring(tab2 + 1)), -1, -1);
                     }
                 }
             } finally {
