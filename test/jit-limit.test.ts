@@ -56,7 +56,9 @@ async function compiled(cp: string, extra: string[] = []): Promise<{ methods: Se
   expect(r.code, r.stderr).toBe(0);
   const methods = new Set<string>();
   for (const m of r.stdout.matchAll(/ (\w+)::([\w$<>]+) \(\d+ bytes\)/g)) methods.add(`${m[1]}.${m[2]}`);
-  return { methods, result: r.stdout.split('\n').find((l) => l.startsWith('sum '))! };
+  // PrintCompilation writes to the same stdout from the compiler threads: the program's line may share
+  // a line with one of theirs.
+  return { methods, result: /\bsum -?\d+/.exec(r.stdout)?.[0] ?? '' };
 }
 
 /** Bytecodes the exact agent counted per method (self), keyed Class.name. */
