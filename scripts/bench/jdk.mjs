@@ -43,10 +43,11 @@ function instrumentJdk() {
 async function accuracy(sampledPath, exactPath) {
   const { readProfile } = await import(join(REPO, 'dist', 'profile', 'index.js'));
   const { overlap, flatten } = await import(join(REPO, 'dist', 'profile', 'analysis.js'));
+  const { isJdkClass } = await import(join(REPO, 'dist', 'report', 'jdk.js'));
   const s = readProfile(sampledPath);
   const e = readProfile(exactPath);
   const o = overlap(s, e);
-  const jdkSelf = flatten(e).filter((f) => /^(java|javax|jdk|sun|com\/sun)\//.test(f.method.className)).reduce((a, f) => a + f.self, 0);
+  const jdkSelf = flatten(e).filter((f) => isJdkClass(f.method.className)).reduce((a, f) => a + f.self, 0);
   return { contexts: o.total, methods: o.methodOverlap, exactTotal: e.totalBytecodes, jdkShare: jdkSelf / Math.max(1, e.totalBytecodes) };
 }
 
