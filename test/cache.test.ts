@@ -62,13 +62,14 @@ describe('instrument cache', () => {
     expect(run(join(work, 'a.jar'), ['--max-path', '20']).stdout).toMatch(/copied from the cache/);
   });
 
-  test('an experiment switch of the environment (KOMORIUM_TWIN) is another entry, the cache\'s own settings are not', () => {
+  test('an experiment switch of the environment (KOMORIUM_TWIN) is another entry, other variables are not', () => {
     const profile = ['--profile', 'call-edges', '--layout', 'full-dup'];
     const before = entries().length;
     expect(run(join(work, 'b.jar'), profile).stdout).not.toMatch(/copied from the cache/);
     expect(run(join(work, 'b.jar'), profile, { KOMORIUM_TWIN: 'stay' }).stdout).not.toMatch(/copied from the cache/);
     expect(entries()).toHaveLength(before + 2);
     expect(run(join(work, 'b.jar'), profile, { KOMORIUM_TWIN: 'stay', KOMORIUM_WORKERS: '1' }).stdout).toMatch(/copied from the cache/);
+    expect(run(join(work, 'b.jar'), profile, { KOMORIUM_TWIN: 'stay', KOMORIUM_SOMETHING_ELSE: 'x' }).stdout).toMatch(/copied from the cache/);
   });
 
   test.each([

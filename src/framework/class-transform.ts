@@ -29,6 +29,7 @@ import { guardedLayout } from './layout/guarded.js';
 import { canHaveTwin, checksCallingTwin, transferPoints, twinBody, twinOf } from './layout/twin.js';
 import { registrationCode } from './registration.js';
 import { isBurstTrigger, prepareClass } from './burst.js';
+import { experiment } from '../experiments.js';
 
 export interface FrameworkOptions {
   kinds: readonly KindProbes[];
@@ -236,7 +237,7 @@ function layOut(
 }
 
 /** Full-Duplication keeps its copy in a twin method where it can (twin.ts); KOMORIUM_DUP=inline keeps it inside (for measurements). */
-const OUT_OF_LINE = process.env.KOMORIUM_DUP !== 'inline';
+const OUT_OF_LINE = experiment('KOMORIUM_DUP') !== 'inline';
 
 function layoutOf(layout: LayoutName) {
   switch (layout) {

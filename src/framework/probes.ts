@@ -12,6 +12,7 @@ import { OP, isArrayAccess } from '../bytecode/opcodes.js';
 import { field, invoke, load, loadOpFor, op, pushInt, storeOpFor } from '../bytecode/emit.js';
 import type { ProbeCall } from './sites.js';
 import { burstCheck, burstGuard, isBurstTrigger, type BurstTrigger } from './burst.js';
+import { experiment } from '../experiments.js';
 
 export const SAMPLER = 'komorium/runtime/Sampler';
 
@@ -113,7 +114,7 @@ function operandProbe(cp: ConstantPool, base: SiteBase, calls: readonly ProbeCal
  * and needs the frame of that point).
  */
 // Experiment switch (measured in BENCHMARKS.md): the global check as a call of Sampler.tick().
-const CALL_FORM = process.env.KOMORIUM_CHECK_FORM === 'call';
+const CALL_FORM = experiment('KOMORIUM_CHECK_FORM') === 'call';
 
 export function checkCode(cp: ConstantPool, trigger: Trigger, sample: Label, cont: Label): Node[] {
   if (isBurstTrigger(trigger)) return burstCheck(cp, trigger, sample, cont, false);

@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { atomicWrite } from '../jar/index.js';
 import { findJavaHome } from '../hierarchy/jdk.js';
 import type { InstrumentRequest, InstrumentSummary } from './program.js';
+import { experimentsSet } from '../experiments.js';
 
 /** Bumped when the entry layout changes. */
 const FORMAT = 1;
@@ -114,9 +115,7 @@ export function cacheKey(req: InstrumentRequest): string | null {
     exclude: req.exclude,
     skipBroken: req.skipBroken,
     mode: req.mode,
-    // The experiment switches (KOMORIUM_TWIN, KOMORIUM_DUP, KOMORIUM_CHECK_FORM, …) change the output
-    // as options do; KOMORIUM_TS_* (the cache's own, the workers') do not.
-    experiments: Object.entries(process.env).filter(([k]) => k.startsWith('KOMORIUM_') && !k.startsWith('KOMORIUM_TS_') && k !== 'KOMORIUM_WORKERS').sort(),
+    experiments: experimentsSet(),
   };
   return sha256(JSON.stringify(describe));
 }

@@ -39,10 +39,11 @@ import { invoke, load, loadOpFor, op, pushInt, returnOpFor } from '../../bytecod
 import { checkCode, checkJump } from '../probes.js';
 import { LayoutRefused, checkTransfers, hasSubroutines, type LayoutContext } from './context.js';
 import { fullDuplication, leadingFramedLabel, type EntryPlan, type ResumePlan } from './duplicate.js';
+import { experiment } from '../../experiments.js';
 
 const ENTRY_TYPES: readonly VType[] = ['I', '[J', '[Ljava/lang/Object;'];
 /** KOMORIUM_TWIN=stay: the twin runs the rest of the invocation in a checking copy of its own (the earlier design, for measurements). */
-const STAY = process.env.KOMORIUM_TWIN === 'stay';
+const STAY = experiment('KOMORIUM_TWIN') === 'stay';
 
 /** A local live at a transfer point: its slot in the method, its type, and where it travels. */
 interface Carried {

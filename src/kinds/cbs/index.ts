@@ -16,6 +16,7 @@ import { UsageError } from '../../errors.js';
 import type { EventRequest } from '../../framework/events.js';
 import type { ProfileKind } from '../kind.js';
 import { cbsSection } from './section.js';
+import { experiment } from '../../experiments.js';
 
 const GUARD = 'armed';
 
@@ -36,7 +37,7 @@ export const PLACEMENTS: Record<string, readonly EventRequest[]> = {
 };
 
 function placementEvents(): readonly EventRequest[] {
-  const asked = process.env.KOMORIUM_CBS_PLACEMENT;
+  const asked = experiment('KOMORIUM_CBS_PLACEMENT');
   if (asked === undefined || asked === '') return PLACEMENTS.call!;
   const events = PLACEMENTS[asked];
   if (!events) throw new UsageError(`KOMORIUM_CBS_PLACEMENT=${asked}: expected one of ${Object.keys(PLACEMENTS).join(', ')}`);
