@@ -6,13 +6,15 @@
 // problems than the original, FAIL when `instrument` refused it; methods left as they were are listed.
 // Exits 1 when a jar is BAD or FAIL.
 //
-//   npm run build && node scripts/sweep-jars.mjs [--dir /usr/share/java] [--config 'LABEL=ARGS']... [--instrument-args ARGS] [NAME-SUBSTRING...]
+//   npm run build && node scripts/sweep-jars.mjs [--dir /usr/share/java] [--config 'LABEL=ARGS']... [--instrument-args ARGS] [--resume LOG] [NAME-SUBSTRING...]
 //
 // Every other jar of the folder is the classpath of both `instrument` and the verifier. Each
 // --config instruments every jar once more with those `instrument` arguments (e.g.
 // --config 'full-dup=--profile call-edges,field-access --layout full-dup'); the original is linked once
 // per jar. Without --config, the default (Komorium) instrumentation. --instrument-args ARGS is one
-// --config labelled by its arguments (e.g. --instrument-args '--profile cbs').
+// --config labelled by its arguments (e.g. --instrument-args '--profile cbs'). --resume LOG skips
+// the jars that an earlier sweep's output LOG already reports (ok, BAD or FAIL) for every configuration:
+// a sweep of every jar takes longer than a sitting, smallest jars first.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,8 +26,10 @@ const args = process.argv.slice(2);
 let dir = '/usr/share/java';
 const filters = [];
 const configs = [];
+let resumeLog = null;
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--dir') dir = args[++i];
+  else if (args[i] === '--resume') resumeLog = args[++i];
   else if (args[i] === '--instrument-args') {
     const a = args[++i] ?? '';
     configs.push({ label: a, args: a.split(/\s+/).filter(Boolean) });
@@ -54,7 +58,16 @@ const all = readdirSync(dir)
   .filter((f) => f.endsWith('.jar'))
   .map((f) => join(dir, f))
   .filter((p) => !lstatSync(p).isSymbolicLink());
-const jars = all.filter((p) => filters.length === 0 || filters.some((f) => p.slice(dir.length + 1).includes(f))).sort((a, b) => statSync(a).size - statSync(b).size);
+const reported = new Set();
+if (resumeLog) {
+  for (const m of readFileSync(resumeLog, 'utf8').matchAll(/^(?:ok  |BAD |FAIL) (?:\[([^\]]*)\] )?([^:\s]+):/gm)) reported.add(`${m[1] ?? ''}\t${m[2]}`);
+}
+const done = (name) => configs.every((c) => reported.has(`${configs.length > 1 ? c.label : ''}\t${name}`));
+const jars = all
+  .filter((p) => filters.length === 0 || filters.some((f) => p.slice(dir.length + 1).includes(f)))
+  .filter((p) => !done(p.slice(dir.length + 1)))
+  .sort((a, b) => statSync(a).size - statSync(b).size);
+if (resumeLog) console.log(`--resume ${resumeLog}: ${all.length - jars.length} jars already reported, ${jars.length} to go`);
 
 function verify(jar, cp) {
   const r = spawnSync(

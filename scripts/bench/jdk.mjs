@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { CACHE, REPO, WORKLOADS, driversDir, javaBin } from './workloads.mjs';
-import { freshDir, geomean, log, median, parseOptions, rotate, runProcess, saveJson } from './util.mjs';
+import { freshDir, geomean, log, parseOptions, runInterleaved, runProcess, saveJson } from './util.mjs';
 import { compareOutcome, outcomeOf } from './outcome.mjs';
 import { loadavg, machineInfo } from './machine.mjs';
 
@@ -69,23 +69,16 @@ async function benchWorkload(wl, o, jdk) {
     'jdk sampling': [`@${jdk.argsFile}`, ...prof('jdk-sampling', 'sampling'), ...cp(appJars)],
     'jdk exact': [`@${jdk.argsFile}`, ...prof('jdk-exact', 'exact'), ...cp(appJars)],
   };
-  const names = Object.keys(configs);
-  const runs = Object.fromEntries(names.map((n) => [n, []]));
-  const problems = [];
   let ref;
-  for (let rep = 0; rep < o.reps; rep++) {
-    for (const n of rotate(names, rep)) {
-      const cwd = freshDir(join(dir, 'run'));
-      const res = await runProcess(javaBin('java'), [...configs[n], spec.main, ...spec.args], { cwd, timeFile: join(dir, '.time') });
-      const outcome = outcomeOf(res, cwd);
-      if (n === 'plain' && ref === undefined) ref = outcome;
-      else if (ref !== undefined) for (const p of compareOutcome(ref, outcome)) problems.push(`${n} rep ${rep + 1}: ${p}`);
-      runs[n].push(res);
-    }
-    log(`${wl.id} rep ${rep + 1}/${o.reps} load ${loadavg()}`);
-  }
-  const cpu = Object.fromEntries(names.map((n) => [n, median(runs[n].map((x) => x.cpuMs))]));
-  const wall = Object.fromEntries(names.map((n) => [n, median(runs[n].map((x) => x.wallMs))]));
+  const problems = [];
+  const { cpu, wall } = await runInterleaved(Object.keys(configs), o.reps, async (n, rep) => {
+    const cwd = freshDir(join(dir, 'run'));
+    const res = await runProcess(javaBin('java'), [...configs[n], spec.main, ...spec.args], { cwd, timeFile: join(dir, '.time') });
+    const outcome = outcomeOf(res, cwd);
+    if (n === 'plain' && ref === undefined) ref = outcome;
+    else if (ref !== undefined) for (const p of compareOutcome(ref, outcome)) problems.push(`${n} rep ${rep + 1}: ${p}`);
+    return res;
+  }, `${wl.id} `);
   return {
     workload: wl.id,
     cpu,

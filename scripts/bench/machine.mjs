@@ -4,11 +4,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { REPO, javaBin } from './workloads.mjs';
-import { sh } from './util.mjs';
+import { loadavg, sh } from './util.mjs';
 
-export function loadavg() {
-  return existsSync('/proc/loadavg') ? readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') : '';
-}
+export { loadavg } from './util.mjs';
 
 export function machineInfo() {
   const cpuinfo = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '';

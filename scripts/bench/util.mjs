@@ -108,6 +108,25 @@ export function rotate(list, k) {
   return [...list.slice(s), ...list.slice(0, s)];
 }
 
+export function loadavg() {
+  return existsSync('/proc/loadavg') ? readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') : '';
+}
+
+/**
+ * Runs `runOne(name, rep)` for every name, `reps` times, in an order rotated each repetition so that
+ * a change in the machine's load falls on every configuration alike. Returns each name's results and
+ * the medians of their CPU (user + system) and wall times.
+ */
+export async function runInterleaved(names, reps, runOne, label = '') {
+  const runs = Object.fromEntries(names.map((n) => [n, []]));
+  for (let rep = 0; rep < reps; rep++) {
+    for (const n of rotate(names, rep)) runs[n].push(await runOne(n, rep));
+    log(`${label}rep ${rep + 1}/${reps} load ${loadavg()}`);
+  }
+  const medians = (key) => Object.fromEntries(names.map((n) => [n, median(runs[n].map((r) => r[key]))]));
+  return { runs, cpu: medians('cpuMs'), wall: medians('wallMs') };
+}
+
 export function fmtMs(ms) {
   return ms == null ? '–' : ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${(ms / 1000).toFixed(2)} s`;
 }

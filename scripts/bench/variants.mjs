@@ -9,8 +9,7 @@
 // (KEY=value goes to instrument's environment, -D… to the run, the rest to instrument.)
 import { basename, join } from 'node:path';
 import { CACHE, WORKLOADS, driversDir, javaBin } from './workloads.mjs';
-import { freshDir, log, median, rotate, runProcess } from './util.mjs';
-import { loadavg } from './machine.mjs';
+import { freshDir, runInterleaved, runProcess } from './util.mjs';
 
 const CLI = join(import.meta.dirname, '..', '..', 'bin', 'komorium-ts.js');
 
@@ -48,20 +47,16 @@ for (const v of o.variants) {
   jars[v.name] = spec.instrument.map((j) => join(out, basename(j)));
 }
 const names = Object.keys(jars);
-const times = Object.fromEntries(names.map((n) => [n, []]));
-for (let rep = 0; rep < o.reps; rep++) {
-  for (const n of rotate(names, rep)) {
-    const cwd = freshDir(join(dir, 'run'));
-    const props = n === 'base' ? [] : ['-Dkomorium.quiet=true', `-Dkomorium.out=${join(dir, 'p.kprof')}`, ...o.runArgs, ...runOf[n]];
-    const r = await runProcess(javaBin('java'), [...props, '-cp', [...jars[n], ...spec.lib, ...extra].join(':'), spec.main, ...spec.args], { cwd, timeFile: join(dir, '.time') });
-    if (r.code !== 0) throw new Error(`${n} exited ${r.code}: ${`${r.stderr}`.slice(-400)}`);
-    times[n].push(r);
-  }
-  log(`rep ${rep + 1}/${o.reps} load ${loadavg()}`);
-}
-const base = { cpu: median(times.base.map((r) => r.cpuMs)), wall: median(times.base.map((r) => r.wallMs)) };
+const { cpu: cpus, wall: walls } = await runInterleaved(names, o.reps, async (n) => {
+  const cwd = freshDir(join(dir, 'run'));
+  const props = n === 'base' ? [] : ['-Dkomorium.quiet=true', `-Dkomorium.out=${join(dir, 'p.kprof')}`, ...o.runArgs, ...runOf[n]];
+  const r = await runProcess(javaBin('java'), [...props, '-cp', [...jars[n], ...spec.lib, ...extra].join(':'), spec.main, ...spec.args], { cwd, timeFile: join(dir, '.time') });
+  if (r.code !== 0) throw new Error(`${n} exited ${r.code}: ${`${r.stderr}`.slice(-400)}`);
+  return r;
+});
+const base = { cpu: cpus.base, wall: walls.base };
 for (const n of names) {
-  const cpu = median(times[n].map((r) => r.cpuMs));
-  const wall = median(times[n].map((r) => r.wallMs));
+  const cpu = cpus[n];
+  const wall = walls[n];
   console.log(`${wl.id} ${n.padEnd(12)} cpu ${(cpu / 1000).toFixed(2)} s ${(cpu / base.cpu).toFixed(3)}x   wall ${(wall / 1000).toFixed(2)} s ${(wall / base.wall).toFixed(3)}x`);
 }
