@@ -94,7 +94,11 @@ export function twinOf(cf: ClassFile, m: MemberInfo): { ref: TwinRef; member: Me
   const { args, ret } = parseMethodDescriptor(m.desc);
   const descWith = (receiver: string[]) => `(${[...receiver, ...args, ...ENTRY_TYPES].join('')})${ret}`;
   const desc = descWith(isStatic ? [] : ['Ljava/lang/Object;']);
-  const name = `${m.name}$sample$komorium`;
+  // Static and instance twins are named apart: an instance equals(Object) and a static
+  // equals(Object, Object) of one class (sisu-plexus's ComponentDescriptor) would otherwise both get
+  // (Object, Object, entry…)Z, and the JVM rejects the class as a duplicate method.
+  const name = `${m.name}${isStatic ? '$static' : ''}$sample$komorium`;
+  if (cf.methods.some((o) => o.name === name && o.desc === desc)) throw new LayoutRefused(`the class already declares ${name}${desc}`);
   const member = cf.newMember(ACC.PRIVATE | ACC.STATIC | ACC.SYNTHETIC, name, desc);
   const typed = { ...member, desc: descWith(isStatic ? [] : [`L${cf.thisClass};`]) };
   return { ref: { owner: cf.thisClass, name, desc, isInterface: (cf.access & ACC.INTERFACE) !== 0 }, member, typed };
