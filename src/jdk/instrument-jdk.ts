@@ -23,7 +23,7 @@ import { runtimeEntries } from '../instrument/runtime-jar.js';
 import { toolIdentity } from '../instrument/cache.js';
 import type { ClassResult } from '../kinds/komorium/class-transform.js';
 import { jdkMidOrder, methodKey, planClass } from '../kinds/komorium/plan.js';
-import { exclusionOf, KEPT_ANNOTATIONS } from './exclusions.js';
+import { exclusionOf, keptMethodsOf, KEPT_ANNOTATIONS } from './exclusions.js';
 import { openJdkImage, type JdkImage } from './image.js';
 import { STEADY_EDITS, steadyClass } from './steady.js';
 
@@ -166,7 +166,7 @@ function readClasses(jdk: JdkImage): JdkClass[] {
     const header = headerOf(h, instrumented, false);
     if (instrumented) {
       // Class initializers stay as they are: the VM runs many of them in its own order during start-up.
-      header.leftAsIs = ['<clinit>()V', ...keptByAnnotation(data, where)].filter((k) => h.methods.some((m) => methodKey(m.name, m.desc) === k));
+      header.leftAsIs = ['<clinit>()V', ...keptByAnnotation(data, where), ...keptMethodsOf(h.name)].filter((k) => h.methods.some((m) => methodKey(m.name, m.desc) === k));
       header.midBase = next;
       next += jdkMidOrder(planClass(h.name, h.access, h.methods, true, header.leftAsIs)).length;
     }
