@@ -37,6 +37,7 @@ export const EXCLUDED: readonly Exclusion[] = [
   { pattern: 'sun/invoke/', reason: 'method handle support (as java/lang/invoke)' },
   { pattern: 'jdk/internal/misc/', reason: 'Unsafe, VM (start-up levels), Signal, CDS, ScopedMemoryAccess (the VM looks for its @Scoped frames)' },
   { pattern: 'jdk/internal/vm/', reason: 'continuations and VM annotations: frames the VM walks and freezes' },
+  { pattern: 'java/lang/reflect/ReflectAccess', reason: "jdk/internal/reflect's door into java.lang.reflect. Class's search for a constructor (getDeclaredConstructor, newInstance) calls it for each constructor until one matches, in the order HotSpot lists them, which changes from run to run (it sorts a class's methods by the address of their names); every rewritten class has two constructors (the extended one), so that search counted a different number of calls by chance" },
   { pattern: 'jdk/internal/reflect/', reason: 'Reflection.getCallerClass counts frames and needs @CallerSensitive on the frame above it; generated accessors' },
   { pattern: 'jdk/internal/jimage/', reason: 'reads the runtime image for the class-loading path' },
   { pattern: 'jdk/internal/module/', reason: 'module system boot (start-up, before the runtime exists)' },
@@ -50,6 +51,18 @@ export const KEPT_ANNOTATIONS: readonly { type: string; reason: string }[] = [
   { type: 'Ljdk/internal/reflect/CallerSensitive;', reason: 'Reflection.getCallerClass() must find the caller one frame up, and the VM refuses a frame without this annotation' },
   { type: 'Ljdk/internal/vm/annotation/Hidden;', reason: 'hidden from stack traces and StackWalker; the extended copy would show' },
 ];
+
+/** Methods of rewritten classes kept as they are (no extended version, not counted), each with the reason. */
+export const KEPT_METHODS: readonly { className: string; method: string; reason: string }[] = ['Executable', 'Constructor', 'Method'].map((c) => ({
+  className: `java/lang/reflect/${c}`,
+  method: 'getSharedParameterTypes()[Ljava/lang/Class;',
+  reason: 'what ReflectAccess (left as it is) calls for each constructor or method a search of Class looks at, in an order that changes from run to run',
+}));
+
+/** The methods (name + descriptor) of `internalName` that KEPT_METHODS keeps. */
+export function keptMethodsOf(internalName: string): string[] {
+  return KEPT_METHODS.filter((k) => k.className === internalName).map((k) => k.method);
+}
 
 export function exclusionOf(internalName: string): Exclusion | undefined {
   return EXCLUDED.find((e) => (e.pattern.endsWith('/') || e.pattern.endsWith('$') ? internalName.startsWith(e.pattern) : internalName === e.pattern));

@@ -23,8 +23,9 @@ import { runtimeEntries } from '../instrument/runtime-jar.js';
 import { toolIdentity } from '../instrument/cache.js';
 import type { ClassResult } from '../kinds/komorium/class-transform.js';
 import { jdkMidOrder, methodKey, planClass } from '../kinds/komorium/plan.js';
-import { exclusionOf, KEPT_ANNOTATIONS } from './exclusions.js';
+import { exclusionOf, keptMethodsOf, KEPT_ANNOTATIONS } from './exclusions.js';
 import { openJdkImage, type JdkImage } from './image.js';
+import { STEADY_EDITS, steadyClass } from './steady.js';
 
 /** Bumped when the folder's layout changes. */
 const FORMAT = 1;
@@ -59,6 +60,8 @@ export interface JdkSummary {
   excluded: number;
   /** Methods of rewritten classes kept as they are (annotations, class initializers). */
   keptMethods: number;
+  /** The classes edited to run the same way in every run (steady.ts), rewritten or not. */
+  steadied: string[];
   warnings: string[];
 }
 
@@ -108,6 +111,7 @@ interface JdkClass {
 async function build(jdk: JdkImage, tmp: string, dir: string, req: JdkRequest): Promise<JdkSummary> {
   const warnings: string[] = [];
   const classes = readClasses(jdk);
+  const steadied = steady(classes);
   const headers = classes.map((c) => c.header);
   const program = buildProgram(headers, [], warnings, undefined, jdk.javaHome);
   const todo = classes.filter((c) => c.header.instrumented);
@@ -124,6 +128,8 @@ async function build(jdk: JdkImage, tmp: string, dir: string, req: JdkRequest): 
     kept += c.header.leftAsIs?.length ?? 0;
     table.push(...tableLines(c.header, result));
   }
+  // An edited class that is not rewritten goes in as edited (the JVM takes the rest from the image).
+  for (const c of steadied) if (!c.header.instrumented) await writeClass(out, c.header.thisClass, c.entry.data);
   for (const e of await runtimeEntries()) {
     // The runtime's own package only: komorium.runtime.junit needs JUnit, which java.base cannot see; it stays in the application's jar.
     if (!/^komorium\/runtime\/[^/]+\.class$/.test(e.name)) continue;
@@ -141,6 +147,7 @@ async function build(jdk: JdkImage, tmp: string, dir: string, req: JdkRequest): 
     instrumented: todo.length,
     excluded: classes.length - todo.length,
     keptMethods: kept,
+    steadied: steadied.map((c) => javaName(c.header.thisClass)),
     warnings,
   };
 }
@@ -159,13 +166,31 @@ function readClasses(jdk: JdkImage): JdkClass[] {
     const header = headerOf(h, instrumented, false);
     if (instrumented) {
       // Class initializers stay as they are: the VM runs many of them in its own order during start-up.
-      header.leftAsIs = ['<clinit>()V', ...keptByAnnotation(data, where)].filter((k) => h.methods.some((m) => methodKey(m.name, m.desc) === k));
+      header.leftAsIs = ['<clinit>()V', ...keptByAnnotation(data, where), ...keptMethodsOf(h.name)].filter((k) => h.methods.some((m) => methodKey(m.name, m.desc) === k));
       header.midBase = next;
       next += jdkMidOrder(planClass(h.name, h.access, h.methods, true, header.leftAsIs)).length;
     }
     out.push({ entry: { name: `${name}.class`, data, isClass: true }, where, header });
   }
   return out;
+}
+
+/**
+ * Applies the steady edits (steady.ts) to the bytes each class is read from: a rewritten class is
+ * rewritten from its edited bytes. Returns the classes edited.
+ */
+function steady(classes: JdkClass[]): JdkClass[] {
+  const byName = new Map(classes.map((c) => [c.header.thisClass, c]));
+  const methodsOf = (name: string) => byName.get(name)?.header.methods;
+  const edited: JdkClass[] = [];
+  for (const e of STEADY_EDITS) {
+    const c = byName.get(e.className);
+    const bytes = c && steadyClass(e.className, c.entry.data, c.where, methodsOf);
+    if (!c || !bytes) continue;
+    c.entry.data = bytes;
+    edited.push(c);
+  }
+  return edited;
 }
 
 /** Methods annotated with one of KEPT_ANNOTATIONS (their class's constant pool names it; then each method's annotations are looked at). */

@@ -22,7 +22,7 @@ export function javaHomeOf(given: string | undefined): string {
 export function describeJdk(s: JdkSummary, seconds: number): string {
   const what = s.reused
     ? `reused ${s.dir} (the cache of this JDK build and komorium-ts build)`
-    : `instrumented java.base of ${s.javaHome} (JDK ${s.version}) in ${seconds.toFixed(1)} s: ${s.instrumented} classes rewritten, ${s.excluded} left as they are (README, "Counting the JDK's bytecodes"), ${s.keptMethods} methods kept as they are`;
+    : `instrumented java.base of ${s.javaHome} (JDK ${s.version}) in ${seconds.toFixed(1)} s: ${s.instrumented} classes rewritten, ${s.excluded} left as they are (README, "Counting the JDK's bytecodes"), ${s.keptMethods} methods kept as they are, ${s.steadied.length} edited to run alike in every run (${s.steadied.join(', ')})`;
   return `${what}\nrun with: java @${s.argsFile} -jar app-komorium.jar\n`;
 }
 

@@ -55,20 +55,48 @@ final class Profiles {
         }
         hooked = true;
         Dumps.start();
+        // Called by a section's class or by the agent's start, perhaps on an application thread
+        // after counting started: the JDK code that registering runs is the runtime's work.
+        TC.mute();
         try {
-            Thread hook = new Thread(new Runnable() {
-                @Override
-                public void run() {
-                    writeAll();
-                }
-            }, "komorium-shutdown");
-            Runtime.getRuntime().addShutdownHook(hook);
+            Runtime.getRuntime().addShutdownHook(new ShutdownHook());
         } catch (IllegalStateException e) {
             // The first instrumented code runs inside another shutdown hook: too late to be told
             // about the end. Profile anyway; nothing will be written.
             Report.error("komorium: the JVM is already shutting down; no profile will be written");
         } catch (SecurityException e) {
             Report.error("komorium: cannot add a shutdown hook (" + e + "); no profile will be written");
+        } finally {
+            TC.unmute();
+        }
+    }
+
+    /**
+     * The hook that writes the profile. With the JDK instrumented (issue 26) the JDK code the JVM's
+     * shutdown runs is counted too, and two parts of it would land in the profile by chance: the
+     * hook thread's own first bytecodes, and what the thread that runs the shutdown (DestroyJavaVM
+     * after the last thread ended, or the thread calling {@code System.exit}) still runs while
+     * this hook writes: the rest of its loop over the hooks (IdentityHashMap's iterator). So that
+     * thread stops counting when it starts this hook, a point its own code reaches in the same
+     * way every time, and this thread counts nothing.
+     */
+    private static final class ShutdownHook extends Thread {
+        ShutdownHook() {
+            super("komorium-shutdown");
+        }
+
+        @Override
+        public void start() {
+            // On the thread that runs the shutdown (ApplicationShutdownHooks starts each hook);
+            // it is never unmuted: what it runs from here on is the JVM's end.
+            TC.mute();
+            super.start();
+        }
+
+        @Override
+        public void run() {
+            TC.mute();
+            writeAll();
         }
     }
 
@@ -77,8 +105,6 @@ final class Profiles {
         if (!WRITTEN.compareAndSet(false, true)) {
             return;
         }
-        // The JDK code the runtime runs from here on is its own work, not the program's.
-        TC.mute();
         List<Runnable> tasks;
         synchronized (SECTIONS) {
             tasks = new ArrayList<Runnable>(BEFORE_WRITE);
