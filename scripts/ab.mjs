@@ -3,7 +3,8 @@
 // interleaved, the order rotated every repetition (this machine is shared and noisy), and prints
 // each one's median wall time and its ratio to the first command's median, and beside it the
 // median CPU time (user + system of the command and its children, from /usr/bin/time) and its
-// ratio: on a machine shared with other jobs, CPU time is the steadier of the two.
+// ratio: on a machine shared with other jobs, CPU time is the steadier of the two. Last, the median
+// peak resident memory (`/usr/bin/time`'s %M, the largest process of the command).
 //
 //   node scripts/ab.mjs --reps 5 \
 //     base='java -cp /usr/share/java/sunflow.jar:.cache/bench/drivers SunflowRender scene.sc out.png' \
@@ -27,7 +28,7 @@ for (let i = 0; i < args.length; i++) {
   else {
     const eq = args[i].indexOf('=');
     if (eq <= 0) throw new Error(`expected NAME=COMMAND, got ${args[i]}`);
-    configs.push({ name: args[i].slice(0, eq), cmd: args[i].slice(eq + 1), times: [], cpu: [] });
+    configs.push({ name: args[i].slice(0, eq), cmd: args[i].slice(eq + 1), times: [], cpu: [], rss: [] });
   }
 }
 if (configs.length === 0 || !(reps >= 1) || !Number.isInteger(expectedExit)) {
@@ -45,9 +46,9 @@ for (let r = 0; r < reps; r++) {
     const c = configs[(k + r) % configs.length];
     const dir = mkdtempSync(join(tmpdir(), 'komorium-ab-'));
     const start = process.hrtime.bigint();
-    const res = spawnSync('/usr/bin/time', ['-f', 'AB-CPU %U %S', 'sh', '-c', c.cmd], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+    const res = spawnSync('/usr/bin/time', ['-f', 'AB-CPU %U %S %M', 'sh', '-c', c.cmd], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-    const cpu = /AB-CPU (\S+) (\S+)\s*$/.exec(res.stderr ?? '');
+    const cpu = /AB-CPU (\S+) (\S+) (\S+)\s*$/.exec(res.stderr ?? '');
     rmSync(dir, { recursive: true, force: true });
     if (res.status !== expectedExit) {
       console.error(`${c.name} exited with ${res.status ?? res.signal}, not ${expectedExit}:\n${res.stderr}`);
@@ -55,7 +56,8 @@ for (let r = 0; r < reps; r++) {
     }
     c.times.push(seconds);
     c.cpu.push(cpu ? Number(cpu[1]) + Number(cpu[2]) : NaN);
-    console.error(`rep ${r + 1}/${reps} ${c.name} ${seconds.toFixed(2)} s (cpu ${c.cpu.at(-1).toFixed(2)} s)`);
+    c.rss.push(cpu ? Number(cpu[3]) / 1024 : NaN);
+    console.error(`rep ${r + 1}/${reps} ${c.name} ${seconds.toFixed(2)} s (cpu ${c.cpu.at(-1).toFixed(2)} s, peak ${c.rss.at(-1).toFixed(0)} MiB)`);
   }
 }
 const first = median(configs[0].times);
@@ -65,6 +67,7 @@ for (const c of configs) {
   const cpu = median(c.cpu);
   console.log(
     `${c.name.padEnd(12)} median ${m.toFixed(2)} s of ${c.times.length}  ${(m / first).toFixed(3)}×  (${c.times.map((t) => t.toFixed(2)).join(' ')})` +
-      `  cpu ${cpu.toFixed(2)} s ${(cpu / firstCpu).toFixed(3)}×`,
+      `  cpu ${cpu.toFixed(2)} s ${(cpu / firstCpu).toFixed(3)}× (${c.cpu.map((t) => t.toFixed(2)).join(' ')})` +
+      `  peak ${median(c.rss).toFixed(0)} MiB`,
   );
 }

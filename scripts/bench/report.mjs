@@ -330,6 +330,9 @@ export function writeReport(results, { md, figures, json = 'bench-results.json' 
     'Methods left as they were / methods past HotSpot\'s HugeMethodLimit: ' +
     wls.map((w) => `${w.id} ${w.komoriumInstrument?.leftAsTheyWere ?? '–'}/${w.komoriumInstrument?.hugeMethods ?? '–'}`).join(', ') + '.');
   L.push('');
+  // Hand-written: the A/B of the last session that worked on `instrument` speed (issue 23).
+  L.push(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'instrument-speed.md'), 'utf8').trimEnd());
+  L.push('');
 
   const problems = [];
   for (const w of wls) {

@@ -6,7 +6,7 @@
  */
 import type { ClassFile } from '../classfile/classfile.js';
 import { CONSTANT, type MemberInfo, type RawAttribute } from '../classfile/model.js';
-import { tagName } from '../classfile/constant-pool.js';
+import { tagName, type ConstantPool } from '../classfile/constant-pool.js';
 import { isValidFieldDescriptor, isValidMethodDescriptor } from '../classfile/descriptor.js';
 import { ClassFormatError, KomoriumError } from '../errors.js';
 import {
@@ -33,6 +33,20 @@ export function methodDisplayName(cf: ClassFile, method: MemberInfo): string {
 
 /** Thrown inside the reader and turned into a ClassFormatError naming the method. */
 class Bad extends Error {}
+
+/** Per class (its pool), the Fieldref/Methodref/InvokeDynamic constants whose descriptor checkConstant found valid. */
+const validRefs = new WeakMap<ConstantPool, Set<number>>();
+
+/** The constant kinds each instruction that names a constant takes (JVMS 4.9.1). */
+const T = CONSTANT;
+const LDC_KINDS = [T.Integer, T.Float, T.String, T.Class, T.MethodType, T.MethodHandle, T.Dynamic];
+const LDC2_KINDS = [T.Long, T.Double, T.Dynamic];
+const FIELD_KINDS = [T.Fieldref];
+const VIRTUAL_KINDS = [T.Methodref];
+const SPECIAL_KINDS = [T.Methodref, T.InterfaceMethodref];
+const INTERFACE_KINDS = [T.InterfaceMethodref];
+const INDY_KINDS = [T.InvokeDynamic];
+const CLASS_KINDS = [T.Class];
 
 function hex2(n: number): string {
   return '0x' + n.toString(16).padStart(2, '0');
@@ -366,16 +380,15 @@ class CodeReader {
    * Utf8 where a Fieldref should be.
    */
   private checkConstant(op: number, index: number, pc: number): void {
-    const T = CONSTANT;
     const allowed =
-      op === OP.LDC ? [T.Integer, T.Float, T.String, T.Class, T.MethodType, T.MethodHandle, T.Dynamic]
-      : op === OP.LDC2_W ? [T.Long, T.Double, T.Dynamic]
-      : op === OP.GETFIELD || op === OP.PUTFIELD || op === OP.GETSTATIC || op === OP.PUTSTATIC ? [T.Fieldref]
-      : op === OP.INVOKEVIRTUAL ? [T.Methodref]
-      : op === OP.INVOKESPECIAL || op === OP.INVOKESTATIC ? [T.Methodref, T.InterfaceMethodref]
-      : op === OP.INVOKEINTERFACE ? [T.InterfaceMethodref]
-      : op === OP.INVOKEDYNAMIC ? [T.InvokeDynamic]
-      : [T.Class]; // new, anewarray, checkcast, instanceof, multianewarray
+      op === OP.LDC ? LDC_KINDS
+      : op === OP.LDC2_W ? LDC2_KINDS
+      : op === OP.GETFIELD || op === OP.PUTFIELD || op === OP.GETSTATIC || op === OP.PUTSTATIC ? FIELD_KINDS
+      : op === OP.INVOKEVIRTUAL ? VIRTUAL_KINDS
+      : op === OP.INVOKESPECIAL || op === OP.INVOKESTATIC ? SPECIAL_KINDS
+      : op === OP.INVOKEINTERFACE ? INTERFACE_KINDS
+      : op === OP.INVOKEDYNAMIC ? INDY_KINDS
+      : CLASS_KINDS; // new, anewarray, checkcast, instanceof, multianewarray
     const tag = this.cf.cp.tag(index); // out of range: a ClassFormatError naming the index
     if (!(allowed as number[]).includes(tag)) {
       throw new Bad(`${OPCODE_NAMES[op]} at ${pc} names constant ${index}, a ${tagName(tag)}, not a ${allowed.map(tagName).join(' or ')}`);
@@ -383,10 +396,16 @@ class CodeReader {
     // The JVM refuses such a class at load; caught here, the class is broken input, named with
     // its method, instead of a bare descriptor error from whichever analysis reads it first.
     if (tag === T.Fieldref || tag === T.Methodref || tag === T.InterfaceMethodref || tag === T.InvokeDynamic) {
+      // A constant is checked once per class, not at every instruction that names it.
+      let valid = validRefs.get(this.cf.cp);
+      if (valid === undefined) validRefs.set(this.cf.cp, (valid = new Set()));
+      if (valid.has(index)) return;
       const ref = tag === T.InvokeDynamic ? this.cf.cp.dynamic(index) : this.cf.cp.memberRef(index);
-      const valid = tag === T.Fieldref ? isValidFieldDescriptor(ref.desc) : isValidMethodDescriptor(ref.desc);
-      const named = 'owner' in ref ? `${javaName(ref.owner)}.${ref.name}` : ref.name;
-      if (!valid) throw new Bad(`${OPCODE_NAMES[op]} at ${pc} names ${named} with an invalid descriptor '${ref.desc}' (constant ${index})`);
+      if (!(tag === T.Fieldref ? isValidFieldDescriptor(ref.desc) : isValidMethodDescriptor(ref.desc))) {
+        const named = 'owner' in ref ? `${javaName(ref.owner)}.${ref.name}` : ref.name;
+        throw new Bad(`${OPCODE_NAMES[op]} at ${pc} names ${named} with an invalid descriptor '${ref.desc}' (constant ${index})`);
+      }
+      valid.add(index);
     }
   }
 

@@ -7,14 +7,6 @@ import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import yargs, { type CommandModule } from 'yargs';
 import { KomoriumError } from '../errors.js';
-import { instrumentCommand } from './commands/instrument.js';
-import { inspectCommand } from './commands/inspect.js';
-import { reportCommand } from './commands/report.js';
-import { diffCommand } from './commands/diff.js';
-import { mergeCommand } from './commands/merge.js';
-import { runCommand } from './commands/run.js';
-import { baselineCommand } from './commands/baseline.js';
-import { instrumentJdkCommand } from './commands/instrument-jdk.js';
 
 export const EXIT = { OK: 0, GATE_FAILED: 1, BAD_INPUT: 2 } as const;
 
@@ -23,7 +15,33 @@ function fail(message: string): never {
   process.exit(EXIT.BAD_INPUT);
 }
 
-const COMMANDS = [instrumentCommand, instrumentJdkCommand, runCommand, reportCommand, diffCommand, mergeCommand, baselineCommand, inspectCommand];
+type AnyCommand = CommandModule<object, never>;
+
+/**
+ * Each command's module, in the order the help lists them. A command's module loads the modules
+ * it runs with (the rewrite pipeline, the report renderers, ...): loading all eight took about
+ * 90 ms of CPU time on every run, a twentieth of instrumenting a mid-sized jar.
+ */
+const COMMAND_MODULES: [string, () => Promise<AnyCommand>][] = [
+  ['instrument', async () => (await import('./commands/instrument.js')).instrumentCommand as AnyCommand],
+  ['instrument-jdk', async () => (await import('./commands/instrument-jdk.js')).instrumentJdkCommand as AnyCommand],
+  ['run', async () => (await import('./commands/run.js')).runCommand as AnyCommand],
+  ['report', async () => (await import('./commands/report.js')).reportCommand as AnyCommand],
+  ['diff', async () => (await import('./commands/diff.js')).diffCommand as AnyCommand],
+  ['merge', async () => (await import('./commands/merge.js')).mergeCommand as AnyCommand],
+  ['baseline', async () => (await import('./commands/baseline.js')).baselineCommand as AnyCommand],
+  ['inspect', async () => (await import('./commands/inspect.js')).inspectCommand as AnyCommand],
+];
+
+/**
+ * The commands yargs is given: only the one the command line names, or all of them when it names
+ * none or an unknown one (the overall help, `--version`, and the messages that list the commands).
+ */
+async function loadCommands(argv: string[]): Promise<AnyCommand[]> {
+  const first = argv.find((a) => !a.startsWith('-'));
+  const named = COMMAND_MODULES.find(([name]) => name === first);
+  return Promise.all((named ? [named] : COMMAND_MODULES).map(([, load]) => load()));
+}
 
 /**
  * Our own version: yargs' default looks for the package.json of the current folder (an ES module
@@ -39,14 +57,14 @@ function packageVersion(): string {
 }
 
 /** The command named on the command line (`instrument`, ...), if any. */
-function commandIn(argv: string[]): CommandModule<object, never> | undefined {
+function commandIn(argv: string[], commands: readonly AnyCommand[]): AnyCommand | undefined {
   const first = argv.find((a) => !a.startsWith('-'));
-  return COMMANDS.find((c) => String(c.command).split(' ')[0] === first) as CommandModule<object, never> | undefined;
+  return commands.find((c) => String(c.command).split(' ')[0] === first);
 }
 
 /** yargs' usage messages, phrased for someone reading a build log: options with their dashes, what a command needs. */
-function usageMessage(msg: string, argv: string[]): string {
-  const cmd = commandIn(argv);
+function usageMessage(msg: string, argv: string[], commands: readonly AnyCommand[]): string {
+  const cmd = commandIn(argv, commands);
   const name = cmd ? String(cmd.command).split(' ')[0] : undefined;
   let text = msg;
   const unknown = /^Unknown arguments?: (.*)$/.exec(msg);
@@ -57,10 +75,10 @@ function usageMessage(msg: string, argv: string[]): string {
     });
     const options = words.filter((w) => w.startsWith('-'));
     const others = words.filter((w) => !w.startsWith('-'));
-    const commands = COMMANDS.map((c) => String(c.command).split(' ')[0]).join(', ');
+    const names = COMMAND_MODULES.map(([name]) => name).join(', ');
     text = [
       options.length ? `unknown option${options.length > 1 ? 's' : ''} ${options.join(', ')}` : '',
-      others.length && !cmd ? `unknown command '${others[0]}' (commands: ${commands})` : '',
+      others.length && !cmd ? `unknown command '${others[0]}' (commands: ${names})` : '',
       others.length && cmd ? `unexpected argument${others.length > 1 ? 's' : ''} ${others.join(', ')}` : '',
     ]
       .filter(Boolean)
@@ -80,9 +98,29 @@ function usageMessage(msg: string, argv: string[]): string {
  * on its background threads as the program spent running (once more per worker thread). Without
  * inlining, `instrument` takes 10-20% less CPU time and no more wall time (guava, ecj, rhino jars).
  * V8's flags are process-wide, so worker threads started later compile the same way.
+ * The same holds for loop peeling (a copy of each loop's first iteration, for code that runs a
+ * few seconds), and a function is optimized after twice the default interrupt budget: fewer
+ * functions are compiled, each with more type feedback, so fewer are compiled again after a
+ * deoptimization. Both together: 8-10% less CPU time on guava and rhino (5 interleaved runs each).
+ * The rewrite pipeline's modules load after this (main.ts loads commands on demand).
  */
 function tuneCompiler(): void {
   setFlagsFromString('--no-turbo-inlining');
+  setFlagsFromString('--no-turbo-loop-peeling');
+  setFlagsFromString('--interrupt-budget=131072');
+}
+
+/**
+ * yargs renders a command's whole help text each time it runs the command, to show should the
+ * command fail later; our .fail handler never shows it. Rendering measures every line with
+ * string-width, whose first call compiles its Unicode property expressions: tens of milliseconds of
+ * CPU time per run, for nothing. This goes through yargs' internal methods: a yargs without them
+ * only keeps its cost. `--help` renders the text itself and is not affected.
+ */
+function skipHelpCache(cli: object): void {
+  type Internal = { getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: () => void } | undefined } | undefined };
+  const usage = (cli as Internal).getInternalMethods?.()?.getUsageInstance?.();
+  if (typeof usage?.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => {};
 }
 
 /**
@@ -110,6 +148,7 @@ export async function main(argv: string[]): Promise<void> {
       return c.handler(args);
     },
   });
+  const commands = await loadCommands(argv);
   const cli = yargs(argv)
     .scriptName('komorium-ts')
     .usage(
@@ -117,14 +156,7 @@ export async function main(argv: string[]): Promise<void> {
         'Deterministic sampling profiles of Java programs by bytecode instruction counting: instrument a jar so ' +
         'that it profiles itself, run it with any java, then report or diff the profile it writes (examples below).',
     )
-    .command(ran(instrumentCommand))
-    .command(ran(instrumentJdkCommand))
-    .command(ran(runCommand))
-    .command(ran(reportCommand))
-    .command(ran(diffCommand))
-    .command(ran(mergeCommand))
-    .command(ran(baselineCommand))
-    .command(ran(inspectCommand))
+    .command(commands.map(ran))
     .demandCommand(1, 'Name a command: instrument, instrument-jdk, run, report, diff, merge, baseline or inspect.')
     .strict()
     .recommendCommands()
@@ -144,8 +176,9 @@ export async function main(argv: string[]): Promise<void> {
     .wrap(Math.min(110, process.stdout.columns || 100))
     .fail((msg, err) => {
       if (err && !(err instanceof KomoriumError)) throw err;
-      fail(err ? err.message : usageMessage(msg, argv));
+      fail(err ? err.message : usageMessage(msg, argv, commands));
     });
+  skipHelpCache(cli);
   try {
     await cli.parseAsync();
     if (!handled) fail(`no command ran for: ${argv.join(' ')}\nRun 'komorium-ts --help' for usage.`);

@@ -1,7 +1,7 @@
 import { basename, delimiter, dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { statSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
-import { instrumentProgram, type InstrumentRequest, type InstrumentSummary } from '../../instrument/program.js';
+import type { InstrumentRequest, InstrumentSummary } from '../../instrument/program.js';
 import { cacheDisabledByEnv, cacheFolder, cacheKey, lookup, store } from '../../instrument/cache.js';
 import { assertSafeOutput } from '../../jar/index.js';
 import { UsageError } from '../../errors.js';
@@ -298,6 +298,8 @@ async function instrumentCached(req: InstrumentRequest, useCache: boolean): Prom
     if ('hit' in found) return { summary: found.hit, fromCache: join(root, key) };
     if (found.miss.startsWith('corrupt')) process.stderr.write(`warning: cache ${join(root, key)}: ${found.miss}; rewriting\n`);
   }
+  // The rewrite pipeline's modules load only on a miss: a hit is mostly start-up (issue 23).
+  const { instrumentProgram } = await import('../../instrument/program.js');
   const bar = progressBar('instrumenting');
   let deps: string[] = [];
   const summary = await instrumentProgram({ ...req, progress: bar?.update, extraClasspath: (p) => (deps = p) });
