@@ -140,6 +140,7 @@ export function formatSummary(s: InstrumentSummary): string {
   );
   note(s.compact, 'would have grown past the HugeMethodLimit and count through TC helper calls instead (same counts)');
   note(s.withoutMaxPath, 'would outgrow 64 KiB with --max-path checks and were instrumented without them');
+  note(s.withoutCallLines, "would have grown past the HugeMethodLimit with call lines and show their first line for their calls instead");
   for (const n of s.notes) lines.push(`note: ${n}`);
   for (const w of s.warnings) lines.push(`warning: ${w}`);
   return lines.join('\n');
