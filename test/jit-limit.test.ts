@@ -40,7 +40,7 @@ const MAIN = `public class Main {
 
 let work: string;
 let jar: string;
-const out: Record<'fit' | 'ignore' | 'callLines', { jar: string; summary: string }> = {} as never;
+const out: Record<'fit' | 'ignore' | 'noCallLines', { jar: string; summary: string }> = {} as never;
 
 beforeAll(async () => {
   work = tmpDir('komorium-jit-limit-');
@@ -57,8 +57,8 @@ beforeAll(async () => {
     const o = join(work, `jit-${mode}.jar`);
     out[mode] = { jar: o, summary: instrument(jar, o, ['--jit-limit', mode]).stdout };
   }
-  const o = join(work, 'jit-call-lines.jar');
-  out.callLines = { jar: o, summary: instrument(jar, o, ['--call-lines']).stdout };
+  const o = join(work, 'jit-no-call-lines.jar');
+  out.noCallLines = { jar: o, summary: instrument(jar, o, ['--no-call-lines']).stdout };
 });
 
 /** Methods HotSpot compiled (-XX:+PrintCompilation lines), and the program's own last line. */
@@ -114,20 +114,23 @@ describe('HugeMethodLimit', () => {
   });
 
   test('call lines alone never push a method past the limit: Lines.f is instrumented without them and compiled', async () => {
-    const s = out.callLines.summary;
-    expect(s).toMatch(/^note: 1 methods would have grown past the HugeMethodLimit with call lines and show their first line for their calls instead: Lines\.f\(I\)I$/m);
-    // The same methods cross it as without call lines (--jit-limit ignore: Dispatch.f and Giant.f).
-    expect(/^ {2}JIT limit .*$/m.exec(s)?.[0]).toBe(/^ {2}JIT limit .*$/m.exec(out.ignore.summary)?.[0]);
-    const v = verifyJar(out.callLines.jar);
+    const note = /^note: 1 methods would have grown past the HugeMethodLimit with call lines and show their first line for their calls instead: Lines\.f\(I\)I$/m;
+    expect(out.ignore.summary).toMatch(note);
+    expect(out.fit.summary).toMatch(note);
+    expect(out.noCallLines.summary).not.toMatch(/with call lines/);
+    // The same methods cross it as with --no-call-lines (--jit-limit ignore: Dispatch.f and Giant.f).
+    const jitLine = (s: string) => /^ {2}JIT limit .*$/m.exec(s)?.[0];
+    expect(jitLine(out.ignore.summary)).toBe(jitLine(out.noCallLines.summary));
+    const v = verifyJar(out.ignore.jar);
     expect(v.verified, describeVerify(v)).toBe(v.classes);
     const plain = await compiled(jar);
-    const lines = await compiled(out.callLines.jar);
+    const lines = await compiled(out.ignore.jar);
     expect(lines.result).toBe(plain.result);
     expect(lines.methods.has('Lines.f$komorium')).toBe(true);
-    const counts = await exactCounts(out.callLines.jar, 'call-lines');
-    const inline = await exactCounts(out.ignore.jar, 'inline-lines');
+    const counts = await exactCounts(out.ignore.jar, 'call-lines');
+    const without = await exactCounts(out.noCallLines.jar, 'no-call-lines');
     expect(counts.get('Lines.f')).toBeGreaterThan(1_000_000);
-    expect(counts.get('Lines.f')).toBe(inline.get('Lines.f'));
+    expect(counts.get('Lines.f')).toBe(without.get('Lines.f'));
   });
 
   test('the compact form counts exactly what the inline form counts; the method left as it was counts nothing', async () => {

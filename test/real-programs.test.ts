@@ -45,12 +45,13 @@ describe('JFlex (Debian jflex) generating the lexer of its examples/java/java.fl
   });
 });
 
-// With --call-lines each frame holds an identifier per line it calls from; the samples tree still keeps
-// one context per method, so the exact profile fits komorium.maxContexts as without (it did not when the
-// tree kept a context per chain of call lines: 2.5 times as many, 97% of the bytecodes under <truncated>).
+// With call lines (the default) each frame holds an identifier per line it calls from; the samples tree
+// still keeps one context per method, so the exact profile fits komorium.maxContexts as with
+// --no-call-lines (it did not when the tree kept a context per chain of call lines: 2.5 times as many,
+// 97% of the bytecodes under <truncated>).
 describe.each([
   ['', [] as string[]],
-  [' (--call-lines)', ['--call-lines']],
+  [' (--no-call-lines)', ['--no-call-lines']],
 ] as const)('Rhino (Debian rhino) running esprima to parse lodash.js%s', (_how, flags) => {
   const work = tmpDir('komorium-rhino-');
   const jar = debianJar('rhino');

@@ -51,7 +51,7 @@ export function instrumentMode(
         leafOpt: args['leaf-opt'],
         callbacks: args.callbacks,
         counter: args.counter,
-        callLines: args['call-lines'] === true,
+        callLines: args['call-lines'] ?? true,
         jitLimit: args['jit-limit'] ?? 'ignore',
       },
     };
@@ -224,8 +224,9 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
       })
       .option('call-lines', {
         type: 'boolean',
-        default: false,
-        describe: 'call paths show the line of each call, as a stack trace does (a store per call in methods that call from several lines)',
+        default: true,
+        describe:
+          'call paths show the line of each call, as a stack trace does (a store per call in methods that call from several lines); --no-call-lines shows the called method\'s first line instead and saves those stores',
       })
       .option('profile', {
         type: 'string',
