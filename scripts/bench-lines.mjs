@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // What line-level profiles cost at run time: JFlex generating the lexer of its java.flex example 40
 // times (Debian's jflex, compiled with line numbers; installed by scripts/install-deps.sh),
-// uninstrumented, instrumented as usual, and instrumented with --call-lines, run interleaved with the order rotated, medians of wall time and of CPU time (user
+// uninstrumented, instrumented as usual (call lines on), and instrumented with --no-call-lines, run interleaved with the order rotated, medians of wall time and of CPU time (user
 // + system, which a shared machine's load disturbs less) printed with the load average before and
 // after. `--base DIR` adds a jar instrumented by another komorium-ts checkout (built), e.g. one
 // from before checks passed their line, to measure that change too.
@@ -42,7 +42,7 @@ function instrument(cli, out, extra = []) {
   return out;
 }
 
-const jars = { default: instrument(REPO, join(WORK, 'jflex-default.jar')), 'call-lines': instrument(REPO, join(WORK, 'jflex-call-lines.jar'), ['--call-lines']) };
+const jars = { default: instrument(REPO, join(WORK, 'jflex-default.jar')), 'no-call-lines': instrument(REPO, join(WORK, 'jflex-no-call-lines.jar'), ['--no-call-lines']) };
 if (base) jars.base = instrument(base, join(WORK, 'jflex-base.jar'));
 const jflexArgs = `--nobak -q -d out ${Array(40).fill(FLEX).join(' ')}`;
 const main = 'jflex.Main';

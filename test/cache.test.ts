@@ -60,6 +60,12 @@ describe('instrument cache', () => {
     expect(run(join(work, 'a.jar'), ['--max-path', '20']).stdout).not.toMatch(/copied from the cache/);
     expect(entries()).toHaveLength(2);
     expect(run(join(work, 'a.jar'), ['--max-path', '20']).stdout).toMatch(/copied from the cache/);
+    // Call lines are the default: --call-lines is the default's entry, --no-call-lines another.
+    expect(run(join(work, 'a.jar'), ['--call-lines']).stdout).toMatch(/copied from the cache/);
+    expect(run(join(work, 'a.jar'), ['--no-call-lines']).stdout).not.toMatch(/copied from the cache/);
+    expect(entries()).toHaveLength(3);
+    expect(readFileSync(join(work, 'a.jar')).equals(reference)).toBe(false);
+    expect(run(join(work, 'a.jar'), ['--no-call-lines']).stdout).toMatch(/copied from the cache/);
   });
 
   test('an experiment switch of the environment (KOMORIUM_TWIN) is another entry, other variables are not', () => {

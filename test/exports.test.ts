@@ -2,7 +2,7 @@
  * The exports, each read back by the tool people use it with: `go tool pprof` (Debian's golang-go)
  * for pprof, `callgrind_annotate` (Debian's valgrind) for callgrind, and speedscope's published
  * file-format schema (npm speedscope, validated with ajv) for speedscope. Their numbers are checked
- * against `report --format json` of the same profile, a real one: samples/hot with --call-lines.
+ * against `report --format json` of the same profile, a real one: samples/hot (call lines on, the default).
  * The pprof of a call graph (cbs and call-edges of one run of samples/hot) is checked against the
  * text report's edge tables.
  */
@@ -66,7 +66,7 @@ describe('exports read back by their consumers', () => {
   let hot: string;
   let threads: string;
   beforeAll(async () => {
-    hot = await profileOf('hot', 'Main', ['300000'], ['--call-lines']);
+    hot = await profileOf('hot', 'Main', ['300000'], []);
     threads = await profileOf('threads', 'Main', [], []);
   });
 

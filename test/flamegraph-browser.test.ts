@@ -185,17 +185,20 @@ describe('HTML flame graph in Chromium', () => {
     for (const f of drawn) if (f.width > 40) expect(f.label, f.name).not.toBe('');
     await screenshot(page, '1-hot.png');
 
-    // Hover: name, source, lines, total and self as percentages and estimated bytecodes.
+    // Hover: name, source, the line of the call (call lines are on by default), lines, total and self
+    // as percentages and estimated bytecodes.
     const hotNode = p.nodes[hotFrame.node]!;
     await page.mouse.move(canvasBox.x + hotFrame.x + hotFrame.width / 2, canvasBox.y + hotFrame.y + ROW / 2);
     await expect.poll(() => page.locator('#tip').isVisible()).toBe(true);
     const tip = (await page.locator('#tip').textContent())!.split('\n');
     expect(tip[0]).toBe(hottestName);
     expect(tip[1]).toMatch(/^Main\.java:\d+$/);
+    // countPrimes calls isPrime from line 28 only.
+    expect(tip[2]).toBe('called from line 28');
     // The lines its own samples ran on: the loop of trial division first.
-    expect(tip[2]).toMatch(/^self by line: 17 \(\d+\.\d%\)/);
-    expect(tip[3]).toMatch(new RegExp(`^total: ${pct(hotNode.total, p.totalCounter).replace('.', '\\.')} · [\\d,]+ bytecodes \\([\\d,]+ samples\\)$`));
-    expect(tip[4]).toMatch(new RegExp(`^self: +${pct(hotNode.counter, p.totalCounter).replace('.', '\\.')} · [\\d,]+ bytecodes`));
+    expect(tip[3]).toMatch(/^self by line: 17 \(\d+\.\d%\)/);
+    expect(tip[4]).toMatch(new RegExp(`^total: ${pct(hotNode.total, p.totalCounter).replace('.', '\\.')} · [\\d,]+ bytecodes \\([\\d,]+ samples\\)$`));
+    expect(tip[5]).toMatch(new RegExp(`^self: +${pct(hotNode.counter, p.totalCounter).replace('.', '\\.')} · [\\d,]+ bytecodes`));
     await screenshot(page, '2-hover.png');
 
     // Click a narrow frame: it zooms, filling the width, and its callees get room for their names.

@@ -3,7 +3,9 @@
  * unless the JVM runs with -XX:-DontCompileHugeMethods, which no user passes. A method under the limit
  * before instrumentation must stay compilable after it with plain `java`: `Dispatch.f` (2.9 KB, 8.0 KB
  * inline-instrumented) gets the compact form, with the same counts; `Giant.f` (6.6 KB, 11.7 KB even
- * compact) is left as it was. `--jit-limit ignore` keeps the inline form, as before.
+ * compact) is left as it was. `--jit-limit ignore` keeps the inline form, as before. Call lines never
+ * push a method past the limit: `Lines.f` (3.1 KB, 5.1 KB instrumented, 8.3 KB with a call-line store
+ * before each of its 400 calls) is instrumented without them.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,10 +23,16 @@ function dispatchClass(name: string, n: number): string {
   return `public class ${name} {\n  static int g(int x, int k) { return x ^ k; }\n  public static int f(int op, int x) {\n    switch (op) {\n${cases.join('\n')}\n      default: return -x;\n    }\n  }\n}\n`;
 }
 
+/** `n` calls, each on a line of its own. */
+function linesClass(n: number): string {
+  const calls = Array.from({ length: n }, (_, k) => `    x = g(x, ${k});`);
+  return `public class Lines {\n  static int g(int x, int k) { return x ^ k; }\n  public static int f(int x) {\n${calls.join('\n')}\n    return x;\n  }\n}\n`;
+}
+
 const MAIN = `public class Main {
   public static void main(String[] args) {
     long sum = 0;
-    for (int i = 0; i < 200000; i++) sum += Dispatch.f(i % 160, i) + Giant.f(i % 330, i);
+    for (int i = 0; i < 200000; i++) sum += Dispatch.f(i % 160, i) + Giant.f(i % 330, i) + (i % 10 == 0 ? Lines.f(i) : 0);
     System.out.println("sum " + sum);
   }
 }
@@ -32,7 +40,7 @@ const MAIN = `public class Main {
 
 let work: string;
 let jar: string;
-const out: Record<'fit' | 'ignore', { jar: string; summary: string }> = {} as never;
+const out: Record<'fit' | 'ignore' | 'noCallLines', { jar: string; summary: string }> = {} as never;
 
 beforeAll(async () => {
   work = tmpDir('komorium-jit-limit-');
@@ -40,6 +48,7 @@ beforeAll(async () => {
   mkdirSync(src);
   writeFileSync(join(src, 'Dispatch.java'), dispatchClass('Dispatch', 150));
   writeFileSync(join(src, 'Giant.java'), dispatchClass('Giant', 320));
+  writeFileSync(join(src, 'Lines.java'), linesClass(400));
   writeFileSync(join(src, 'Main.java'), MAIN);
   javac(src, join(work, 'classes'), { release: 8 });
   jar = join(work, 'jit.jar');
@@ -48,6 +57,8 @@ beforeAll(async () => {
     const o = join(work, `jit-${mode}.jar`);
     out[mode] = { jar: o, summary: instrument(jar, o, ['--jit-limit', mode]).stdout };
   }
+  const o = join(work, 'jit-no-call-lines.jar');
+  out.noCallLines = { jar: o, summary: instrument(jar, o, ['--no-call-lines']).stdout };
 });
 
 /** Methods HotSpot compiled (-XX:+PrintCompilation lines), and the program's own last line. */
@@ -100,6 +111,26 @@ describe('HugeMethodLimit', () => {
     // -XX:-DontCompileHugeMethods is what the inline form needs.
     const flagged = await compiled(out.ignore.jar, ['-XX:-DontCompileHugeMethods']);
     expect([...flagged.methods]).toEqual(expect.arrayContaining(['Dispatch.f$komorium', 'Giant.f$komorium']));
+  });
+
+  test('call lines alone never push a method past the limit: Lines.f is instrumented without them and compiled', async () => {
+    const note = /^note: 1 methods would have grown past the HugeMethodLimit with call lines and show their first line for their calls instead: Lines\.f\(I\)I$/m;
+    expect(out.ignore.summary).toMatch(note);
+    expect(out.fit.summary).toMatch(note);
+    expect(out.noCallLines.summary).not.toMatch(/with call lines/);
+    // The same methods cross it as with --no-call-lines (--jit-limit ignore: Dispatch.f and Giant.f).
+    const jitLine = (s: string) => /^ {2}JIT limit .*$/m.exec(s)?.[0];
+    expect(jitLine(out.ignore.summary)).toBe(jitLine(out.noCallLines.summary));
+    const v = verifyJar(out.ignore.jar);
+    expect(v.verified, describeVerify(v)).toBe(v.classes);
+    const plain = await compiled(jar);
+    const lines = await compiled(out.ignore.jar);
+    expect(lines.result).toBe(plain.result);
+    expect(lines.methods.has('Lines.f$komorium')).toBe(true);
+    const counts = await exactCounts(out.ignore.jar, 'call-lines');
+    const without = await exactCounts(out.noCallLines.jar, 'no-call-lines');
+    expect(counts.get('Lines.f')).toBeGreaterThan(1_000_000);
+    expect(counts.get('Lines.f')).toBe(without.get('Lines.f'));
   });
 
   test('the compact form counts exactly what the inline form counts; the method left as it was counts nothing', async () => {

@@ -1,7 +1,8 @@
 /**
  * Line-level profiles: a check's slow path passes the line of its block, so the exact agent charges
- * every block's bytecodes to its first line (exactly, with --checks all), and `--call-lines` records
- * which line of the caller each context was called from, without changing the calling-context tree.
+ * every block's bytecodes to its first line (exactly, with --checks all), and call lines (on unless
+ * `--no-call-lines`) record which line of the caller each context was called from, without changing
+ * the calling-context tree.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -65,11 +66,11 @@ describe('line-level profiles', () => {
     expect(byLine(w).get(5)).toBeGreaterThanOrEqual(9006 + 18000);
   });
 
-  it('--call-lines: each context knows the line that called it, and the tree stays the same', async () => {
+  it('call lines (the default): each context knows the line that called it, and the tree is that of --no-call-lines', async () => {
     const off = join(work, 'off.jar');
     const on = join(work, 'on.jar');
-    instrument(plain, off);
-    instrument(plain, on, ['--call-lines']);
+    instrument(plain, off, ['--no-call-lines']);
+    instrument(plain, on);
     const a = await profile(off, 'off.kprof', 'exact');
     const b = await profile(on, 'on.kprof', 'exact');
     const nodeLines = (path: string) => readFileSync(join(work, path), 'utf8').split('\n').filter((l) => l.startsWith('node\t') || l.startsWith('method\t'));
@@ -101,7 +102,7 @@ describe('line-level profiles', () => {
     expect(ratio).toBeLessThan(2.5);
   });
 
-  it('--call-lines on a real program (Debian jflex): the same output, the same samples tree, and call lines', async () => {
+  it('call lines on a real program (Debian jflex): the same output and samples tree as --no-call-lines, and call lines', async () => {
     const jar = debianJar('jflex');
     const cp = debianClasspathFor('jflex').filter((p) => p !== jar);
     const run = async (jarPath: string, name: string) => {
@@ -114,8 +115,8 @@ describe('line-level profiles', () => {
     };
     const plain = join(work, 'jflex-plain.jar');
     const lines = join(work, 'jflex-lines.jar');
-    instrument(jar, plain, ['--classpath', ...cp]);
-    instrument(jar, lines, ['--classpath', ...cp, '--call-lines']);
+    instrument(jar, plain, ['--classpath', ...cp, '--no-call-lines']);
+    instrument(jar, lines, ['--classpath', ...cp]);
     const a = await run(plain, 'jflex-a');
     const b = await run(lines, 'jflex-b');
     expect(b.stdout).toBe(a.stdout);

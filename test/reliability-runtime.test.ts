@@ -29,7 +29,7 @@ let work: string;
 let plainJar: string;
 let localJar: string;
 let fieldJar: string;
-let linesJar: string;
+let noLinesJar: string;
 let runs = 0;
 
 interface Run extends RunJavaResult {
@@ -111,12 +111,12 @@ beforeAll(async () => {
   // The agent is the user's code: it stays uninstrumented.
   instrument(plainJar, localJar, ['--exclude', 'ThrowingAgent']);
   instrument(plainJar, fieldJar, ['--exclude', 'ThrowingAgent', '--counter', 'field']);
-  linesJar = join(work, 'load-lines.jar');
-  instrument(plainJar, linesJar, ['--exclude', 'ThrowingAgent', '--call-lines']);
+  noLinesJar = join(work, 'load-no-lines.jar');
+  instrument(plainJar, noLinesJar, ['--exclude', 'ThrowingAgent', '--no-call-lines']);
 });
 
 /**
- * --call-lines, exact agent: a context called from a frame of an instrumented method knows the line
+ * Call lines (the default), exact agent: a context called from a frame of an instrumented method knows the line
  * of each call, and those lines' counters sum to its inclusive counter (callbacks under
  * [uninstrumented] and the threads' roots have no calling line).
  */
@@ -177,12 +177,12 @@ describe('load', () => {
     expect(rootTotal(e.profile!, 'Load', lambda)).toBe(10000 * perThread);
     expect(e.profile!.threads).toBe(10001);
     expect(T(sampled)).toBe(T(e));
-    // With call lines: the same counts, and each thread's frames still open when it ended go to their lines.
-    const lines = await run(linesJar, ['short', '10000'], EXACT);
-    expectSameBehaviour(plain, lines);
-    expect(T(lines)).toBe(T(e));
-    expect(rootTotal(lines.profile!, 'Load', lambda)).toBe(10000 * perThread);
-    expect(expectCallLinesComplete(lines.profile!)).toBeGreaterThan(0);
+    // Each thread's frames still open when it ended go to their call lines; without call lines, the same counts.
+    expect(expectCallLinesComplete(e.profile!)).toBeGreaterThan(0);
+    const noLines = await run(noLinesJar, ['short', '10000'], EXACT);
+    expectSameBehaviour(plain, noLines);
+    expect(T(noLines)).toBe(T(e));
+    expect(rootTotal(noLines.profile!, 'Load', lambda)).toBe(10000 * perThread);
     figures.push(`10,000 short-lived threads (80 alive at a time): exact total ${T(e)}, ${perThread} bytecodes per thread, 10,001 threads registered`);
   });
 
@@ -284,11 +284,12 @@ describe('shutdown', () => {
 });
 
 describe('memory', () => {
-  // With --call-lines a frame holds one of several identifiers of its method; the tree still has a
-  // context per method (the call lines are each context's breakdown), so the same bounds hold.
+  // With call lines (the default) a frame holds one of several identifiers of its method; the tree
+  // still has a context per method (the call lines are each context's breakdown), so the bounds of
+  // --no-call-lines hold.
   test.each([
     ['', () => localJar],
-    [' (--call-lines)', () => linesJar],
+    [' (--no-call-lines)', () => noLinesJar],
   ] as const)('a long run over many deep calling contexts: the runtime keeps the samples tree and its breakdown, bounded by the contexts and komorium.maxContexts%s', async (how, jar) => {
     const mem = async (jar: string, props: string[], contexts: number, rounds: number) => {
       const dir = join(work, `mem-${runs++}`);
@@ -341,11 +342,11 @@ describe('memory', () => {
     );
     console.log(`runtime reliability figures:\n  ${figures.join('\n  ')}`);
   });
-  test('--call-lines, exact agent: komorium.maxContexts counts the contexts of methods, not of chains of call lines', async () => {
+  test('call lines, exact agent: komorium.maxContexts counts the contexts of methods, not of chains of call lines', async () => {
     const exact = async (props: string[]) => {
       const dir = join(work, `fit-${runs++}`);
       mkdirSync(dir);
-      const r = await runJava({ cp: [linesJar], main: 'Memory', args: ['1000', '0'], cwd: dir, timeoutMs: 180_000, jvmArgs: ['-Dkomorium.quiet', ...EXACT, ...props] });
+      const r = await runJava({ cp: [localJar], main: 'Memory', args: ['1000', '0'], cwd: dir, timeoutMs: 180_000, jvmArgs: ['-Dkomorium.quiet', ...EXACT, ...props] });
       expect(r.code, r.stderr).toBe(0);
       return join(dir, 'komorium.kprof');
     };

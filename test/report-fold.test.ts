@@ -209,7 +209,7 @@ describe('report --fold on a real run', () => {
   it('charges the library to the lines of work() that called it, and moves the callback under work()', async () => {
     const work = tmpDir('komorium-fold-');
     javac(join(repoRoot, 'test', 'fixtures', 'fold'), join(work, 'classes'));
-    instrument(join(work, 'classes'), join(work, 'instrumented'), ['--call-lines', '--checks', 'all']);
+    instrument(join(work, 'classes'), join(work, 'instrumented'), ['--checks', 'all']);
     const kprof = join(work, 'fold.kprof');
     const r = await runJava({ cp: [join(work, 'instrumented')], main: 'app.Main', args: ['300'], jvmArgs: ['-Xverify:all', '-Dkomorium.agent=exact', `-Dkomorium.out=${kprof}`, '-Dkomorium.quiet'] });
     expect(r.stderr).toBe('');

@@ -55,6 +55,8 @@ export interface InstrumentSummary {
   compact: string[];
   /** Methods instrumented without MaxPath splitting, which made them too large (ClassReport.withoutMaxPath). */
   withoutMaxPath: string[];
+  /** Methods instrumented without call lines to stay under HugeMethodLimit (ClassReport.withoutCallLines). */
+  withoutCallLines: string[];
   leftAsIs: { className: string; method: string; reason: string }[];
   /** The jars rewritten as one program, the given ones and those nested in them, when more than one. */
   units: { input: string; output: string; classes: number; rewritten: number }[];
@@ -315,11 +317,13 @@ function summarize(
   const leftAsIs: InstrumentSummary['leftAsIs'] = [];
   const overJitLimit: string[] = [];
   const withoutMaxPath: string[] = [];
+  const withoutCallLines: string[] = [];
   const compact: string[] = [];
   for (const r of reports) {
     const dotted = javaName(r.className);
     for (const m of r.overJitLimit) overJitLimit.push(`${dotted}.${m}`);
     for (const m of r.withoutMaxPath) withoutMaxPath.push(`${dotted}.${m}`);
+    for (const m of r.withoutCallLines) withoutCallLines.push(`${dotted}.${m}`);
     for (const m of r.compact) compact.push(`${dotted}.${m}`);
     for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += r[k];
     for (const l of r.leftAsIs) leftAsIs.push({ className: r.className, ...l });
@@ -339,6 +343,7 @@ function summarize(
     overJitLimit,
     compact,
     withoutMaxPath,
+    withoutCallLines,
     warnings,
   };
 }

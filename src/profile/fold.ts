@@ -10,8 +10,8 @@
  *
  * - A folded frame's self entries keep their thread; their line becomes the line of the kept frame
  *   that called into the folded chain, when the profile says it (the chain's first frame was called
- *   from one line only, `instrument --call-lines`), else -1 (unknown): a line of the JDK's source
- *   is not a line of the frame it is charged to.
+ *   from one line only, and call lines were recorded: not `instrument --no-call-lines`), else -1
+ *   (unknown): a line of the JDK's source is not a line of the frame it is charged to.
  * - A kept frame under folded ones (a comparator called by `Collections.sort`) becomes a child of
  *   the nearest kept frame above them, and its call line is that frame's line into the chain when
  *   known, else none.

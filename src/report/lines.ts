@@ -21,7 +21,7 @@ export function selfLine(n: ContextNode): number | undefined {
   return heaviest(n.self);
 }
 
-/** The line of the parent's method that called this context most (instrument --call-lines). */
+/** The line of the parent's method that called this context most (unless instrument --no-call-lines). */
 export function callLine(n: ContextNode): number | undefined {
   return heaviest(n.calls);
 }

@@ -55,8 +55,8 @@ export function renderText(p: Profile, opts: TextReportOptions = {}): string {
   };
 
   // A context of the tree is a call, not a method: its file, and the line of the parent's method it
-  // was called from where the profile knows it (instrument --call-lines). The method's first line
-  // would read as the line of the call.
+  // was called from where the profile knows it (not after instrument --no-call-lines). The method's
+  // first line would read as the line of the call.
   const treeLabel = (n: ContextNode): string => {
     const name = methodName(n.method, opts);
     const at = n.method === null ? '' : positionRef(n.method, undefined);

@@ -51,7 +51,7 @@ export function instrumentMode(
         leafOpt: args['leaf-opt'],
         callbacks: args.callbacks,
         counter: args.counter,
-        callLines: args['call-lines'] === true,
+        callLines: args['call-lines'] ?? true,
         jitLimit: args['jit-limit'] ?? 'ignore',
       },
     };
@@ -140,6 +140,7 @@ export function formatSummary(s: InstrumentSummary): string {
   );
   note(s.compact, 'would have grown past the HugeMethodLimit and count through TC helper calls instead (same counts)');
   note(s.withoutMaxPath, 'would outgrow 64 KiB with --max-path checks and were instrumented without them');
+  note(s.withoutCallLines, "would have grown past the HugeMethodLimit with call lines and show their first line for their calls instead");
   for (const n of s.notes) lines.push(`note: ${n}`);
   for (const w of s.warnings) lines.push(`warning: ${w}`);
   return lines.join('\n');
@@ -223,8 +224,9 @@ export const instrumentCommand: CommandModule<object, InstrumentArgs> = {
       })
       .option('call-lines', {
         type: 'boolean',
-        default: false,
-        describe: 'call paths show the line of each call, as a stack trace does (a store per call in methods that call from several lines)',
+        default: true,
+        describe:
+          'call paths show the line of each call, as a stack trace does (a store per call in methods that call from several lines); --no-call-lines shows the called method\'s first line instead and saves those stores',
       })
       .option('profile', {
         type: 'string',

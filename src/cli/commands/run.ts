@@ -67,7 +67,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('exclude', { type: 'string', array: true, default: [], describe: 'leave classes matching as they are (as for instrument)' })
       .option('checks', { choices: ['all', 'optimized'] as const, default: 'optimized' as const, describe: 'as for instrument' })
       .option('max-path', { type: 'number', default: 50, describe: 'as for instrument' })
-      .option('call-lines', { type: 'boolean', default: false, describe: 'as for instrument' })
+      .option('call-lines', { type: 'boolean', default: true, describe: 'as for instrument; --no-call-lines to leave them out' })
       .option('jdk', {
         type: 'boolean',
         default: false,

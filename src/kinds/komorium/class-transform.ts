@@ -87,11 +87,16 @@ export interface ClassReport {
    * initialisers): every bytecode is counted, but a sample can land up to a whole block late.
    */
   withoutMaxPath: string[];
+  /**
+   * Methods whose call-line stores (instrument --call-lines) alone would have pushed them past
+   * HugeMethodLimit, or kept them past it: instrumented without, their calls show the method's first line.
+   */
+  withoutCallLines: string[];
   leftAsIs: LeftAsIs[];
 }
 
 /** The counters a class report sums, all zero. */
-export function emptyCounts(): Omit<ClassReport, 'className' | 'leftAsIs' | 'overJitLimit' | 'compact' | 'withoutMaxPath'> {
+export function emptyCounts(): Omit<ClassReport, 'className' | 'leftAsIs' | 'overJitLimit' | 'compact' | 'withoutMaxPath' | 'withoutCallLines'> {
   return {
     methods: 0,
     instrumented: 0,
@@ -109,7 +114,7 @@ export function emptyCounts(): Omit<ClassReport, 'className' | 'leftAsIs' | 'ove
 }
 
 export function emptyReport(className: string, methods: number): ClassReport {
-  return { className, ...emptyCounts(), methods, overJitLimit: [], compact: [], withoutMaxPath: [], leftAsIs: [] };
+  return { className, ...emptyCounts(), methods, overJitLimit: [], compact: [], withoutMaxPath: [], withoutCallLines: [], leftAsIs: [] };
 }
 
 /** HotSpot's HugeMethodLimit: with DontCompileHugeMethods (the default) longer methods stay interpreted. */
@@ -141,6 +146,9 @@ function sourceFileOf(cf: ClassFile): string | null {
     return null;
   }
 }
+
+/** BodyOptions.callLines of a method instrumented without call lines. */
+const NO_CALL_LINES = new Map<number, { owner: string; name: string }>();
 
 /** The distinct source lines of a method's invoke instructions, ascending. */
 function callLinesOf(code: MethodCode): number[] {
@@ -225,7 +233,7 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
     // (not in the JDK: its identifiers are constants numbered before the rewrite).
     const callLines = options.callLines && !jdk ? callLinesOf(readCode(cf, m, attr)) : [];
     const callLineMids = new Map(callLines.map((l, j) => [l, { owner: midOwner, name: RT.MID_FIELD_PREFIX + (midIndex + 1 + j) }]));
-    const rewrite = (maxPath: number, compact = false) => {
+    const rewrite = (maxPath: number, compact = false, lines = callLineMids) => {
       const code = readCode(cf, m, attr);
       const line = firstLine(code);
       const pieces = computePieces(code, { checks: options.checks, maxPath });
@@ -240,10 +248,10 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
         tcGetter,
         countedJdk: options.countedJdk === true,
         dispatchCheck: checked,
-        callLines: callLineMids,
+        callLines: lines,
       });
       // For <clinit> only a trial: the identifiers' initialisation goes in front of it at the end.
-      return { code, line, stats, encoded: writeCode(cf, ext, code, { frameAt: encoderFrames(cf, ext, code) }) };
+      return { code, line, stats, lines, encoded: writeCode(cf, ext, code, { frameAt: encoderFrames(cf, ext, code) }) };
     };
     try {
       let r: ReturnType<typeof rewrite>;
@@ -258,11 +266,21 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
         report.withoutMaxPath.push(`${m.name}${m.desc}`);
       }
       const jitted = m.name !== '<clinit>' && codeLength(attr) <= HUGE_METHOD_LIMIT;
-      if (jitted && options.jitLimit === 'fit' && codeLength(r.encoded) > HUGE_METHOD_LIMIT) {
+      const over = (x: { encoded: RawAttribute }) => jitted && codeLength(x.encoded) > HUGE_METHOD_LIMIT;
+      /** `x`, or `x` rewritten without call lines if that keeps it under HugeMethodLimit (stores of call lines are the first thing given up). */
+      const underLimit = (x: typeof r, compact: boolean): typeof r => {
+        if (!over(x) || x.lines.size < 2) return x;
+        const plain = rewrite(maxPath, compact, NO_CALL_LINES);
+        if (over(plain)) return x;
+        report.withoutCallLines.push(`${m.name}${m.desc}`);
+        return plain;
+      };
+      r = underLimit(r, false);
+      if (over(r) && options.jitLimit === 'fit') {
         // HotSpot would never compile it: the compact form keeps it under the limit where it can,
         // else the original code stays, compiled but not counted (its callees keep its context).
         const inline = codeLength(r.encoded);
-        r = rewrite(maxPath, true);
+        r = underLimit(rewrite(maxPath, true, r.lines), true);
         const compact = codeLength(r.encoded);
         if (compact > HUGE_METHOD_LIMIT) {
           throw new NotInstrumentable(
@@ -289,7 +307,7 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
       }
       if ('value' in mid) firstLines[m.name + m.desc] = line;
       else mids.push({ field: mid.name, name: m.name, desc: m.desc, line });
-      for (const [callLine, f] of callLineMids) mids.push({ field: f.name, name: m.name, desc: m.desc, line, callLine });
+      for (const [callLine, f] of r.lines) mids.push({ field: f.name, name: m.name, desc: m.desc, line, callLine });
       addStats(stats);
     } catch (e) {
       // Broken input is the user's to know about (the run fails, or --skip-broken copies the class).
