@@ -47,6 +47,36 @@ final class CallPath {
         }
     }
 
+    /**
+     * The context frame {@code d} had at the last sample if it was the callee {@code m} of
+     * {@code parent} there, else null: the frames below it are the same, so that is the context
+     * it has now, and the tree need not be searched.
+     */
+    InvocationNode known(int d, InvocationNode parent, int m) {
+        InvocationNode n = d < depth ? nodes[d] : null;
+        return n != null && n.parent == parent && n.mid == m ? n : null;
+    }
+
+    /**
+     * Frame {@code d} (the frames below it known) was resolved to context {@code n}, its slot held
+     * {@code slot}, it calls from {@code line}. The same context as at the last sample under the
+     * same frames is kept open: whether it is the same call or a new one from the same line of the
+     * same caller, its counter since then goes to that line. Where its own line changed, the frames
+     * above, called from the old line, are closed.
+     */
+    void resolved(int d, InvocationNode n, int slot, int line) {
+        if (d < depth && nodes[d] == n) {
+            raw[d] = slot;
+            if (lines[d] != line) {
+                cut(d + 1);
+                lines[d] = line;
+            }
+            return;
+        }
+        cut(d);
+        open(d, n, slot, line);
+    }
+
     /** Frame {@code d} (the frames below it are known) is context {@code n}, its slot held {@code slot}, it calls from {@code line}. */
     void open(int d, InvocationNode n, int slot, int line) {
         if (d == nodes.length) {

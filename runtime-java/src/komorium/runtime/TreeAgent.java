@@ -174,7 +174,11 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
             int slot = stack[i];
             MID mid = slot < 0 ? null : MID.get(slot);
             int m = slot < 0 ? MID.UNKNOWN : mid == null ? slot : mid.getMethod();
-            InvocationNode c = n.callee(m);
+            // A frame whose slot a call line's store overwrote is usually the one the path still holds.
+            InvocationNode c = path != null ? path.known(i, n, m) : null;
+            if (c == null) {
+                c = n.callee(m);
+            }
             if (c == null) {
                 if (contexts >= maxContexts) {
                     // The tree is full: the sample counts under the deepest frame it already has.
@@ -182,6 +186,7 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
                     tooMany();
                     InvocationNode t = n.callee(MID.TRUNCATED);
                     if (path != null) {
+                        path.cut(i);
                         path.counted += count;
                     }
                     return t != null ? t : add(n, MID.TRUNCATED);
@@ -192,10 +197,11 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
             n = c;
             stack[i] = ~n.index;
             if (path != null) {
-                path.open(i, n, slot, mid == null ? -1 : mid.getCallLine());
+                path.resolved(i, n, slot, mid == null ? -1 : mid.getCallLine());
             }
         }
         if (path != null) {
+            path.cut(sp);
             path.counted += count;
         }
         return n;
@@ -248,13 +254,10 @@ abstract class TreeAgent implements SamplingProfiler, AgentLifecycle {
 
     /**
      * The last sample saw frames {@code 0..i-1} of {@code stack} (their slots hold its cache
-     * entries): the frames it saw above them are gone.
+     * entries). The frames it saw above them are checked as they are resolved ({@link
+     * CallPath#resolved}), and those past the stack closed after that.
      */
     private void seen(CallPath path, int[] stack, int i) {
-        if (i <= path.depth) {
-            path.cut(i);
-            return;
-        }
         // Cached before the thread's path knew them (its first sample after call lines appeared).
         for (int d = path.depth; d < i; d++) {
             path.open(d, node(stack[d]), stack[d], -1);
