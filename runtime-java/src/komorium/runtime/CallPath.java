@@ -1,9 +1,10 @@
 package komorium.runtime;
 
 /**
- * {@code instrument --call-lines}: the frames of one thread's reified stack as the agent resolved
- * them at its last sample, so that each context's inclusive counter can be split by the line its
- * caller called it from while the samples tree keeps one context per method.
+ * Call lines ({@code instrument}'s default; not with {@code --no-call-lines}): the frames of one
+ * thread's reified stack as the agent resolved them at its last sample, so that each context's
+ * inclusive counter can be split by the line its caller called it from while the samples tree
+ * keeps one context per method.
  *
  * <p>A tree keyed by call line as well (a context per line of every frame above it) would take a
  * sample in O(1) too, but holds one context per distinct chain of call lines: 2.5 times the method

@@ -22,8 +22,8 @@ final class InvocationNode {
     /** {@link #counter} by thread and line; null until the first sample. */
     SelfCounts self;
     /**
-     * Inclusive counter by the line the parent's method called this context from (instrument
-     * --call-lines, see {@link CallPath}), kept as a {@link SelfCounts} of thread -1; null until
+     * Inclusive counter by the line the parent's method called this context from (call lines, see
+     * {@link CallPath}), kept as a {@link SelfCounts} of thread -1; null until
      * there is one.
      */
     SelfCounts calls;
