@@ -19,6 +19,9 @@ import { kindNamed } from '../src/kinds/index.js';
 import { SectionReader } from '../src/profile/document.js';
 import type { CallEdge } from '../src/kinds/call-graph.js';
 import type { Cbs } from '../src/kinds/cbs/section.js';
+import { ClassFile, findAttribute } from '../src/classfile/classfile.js';
+import { runtimeJarPath } from '../src/instrument/runtime-jar.js';
+import { readZipEntry } from './support/corpus.js';
 
 /** Fixtures whose calls differ from run to run (framework.test.ts says why): outputs compared, profiles not. */
 const NONDETERMINISTIC = new Set(['control']);
@@ -207,6 +210,27 @@ describe('the counting trigger does not depend on the JIT', () => {
     expect(outs.int).toMatch(/^edge\t/m);
     expect(outs.int).toMatch(/^windows\t[1-9]/m);
     for (const name of ['c1', 'c2', 'again']) expect(outs[name], name).toBe(outs.int);
+  });
+});
+
+describe('what C2 makes of a check', () => {
+  // HotSpot's defaults: a callee of at most MaxInlineSize bytes of bytecode is inlined wherever it
+  // ran, a hot one of at most FreqInlineSize bytes too. The handlers must inline to one call of the
+  // out-of-line counted(), which must stay too big to inline (Cbs.java says what it cost when not).
+  const MAX_INLINE_SIZE = 35;
+  const FREQ_INLINE_SIZE = 325;
+  test('every handler is one call of counted(), and counted() is too big for C2 to inline', () => {
+    const cf = ClassFile.parse(readZipEntry(runtimeJarPath(), 'komorium/runtime/Cbs.class')!, 'Cbs.class');
+    const length = (name: string, desc: string) => {
+      const m = cf.methods.find((x) => x.name === name && x.desc === desc);
+      if (!m) throw new Error(`Cbs has no ${name}${desc}`);
+      const b = findAttribute(m.attributes, 'Code')!.info;
+      return ((b[4]! << 24) | (b[5]! << 16) | (b[6]! << 8) | b[7]!) >>> 0;
+    };
+    for (const [name, desc] of [['call', '(I)V'], ['call', '(Ljava/lang/Object;I)V'], ['entry', '(I)V'], ['entryAfterSite', '(I)V'], ['entryAfterThreadSite', '(I)V']]) {
+      expect(length(name!, desc!), `${name}${desc}`).toBeLessThanOrEqual(MAX_INLINE_SIZE);
+    }
+    expect(length('counted', '(ILjava/lang/Object;I)V')).toBeGreaterThan(FREQ_INLINE_SIZE);
   });
 });
 
