@@ -215,11 +215,12 @@ describe('the counting trigger does not depend on the JIT', () => {
 
 describe('what C2 makes of a check', () => {
   // HotSpot's defaults: a callee of at most MaxInlineSize bytes of bytecode is inlined wherever it
-  // ran, a hot one of at most FreqInlineSize bytes too. The handlers must inline to one call of the
-  // out-of-line counted(), which must stay too big to inline (Cbs.java says what it cost when not).
+  // ran, a hot one of at most FreqInlineSize bytes too. The handlers must inline to a decrement
+  // and one call of the out-of-line reached(), which must stay too big to inline (Cbs.java says
+  // what it cost when not).
   const MAX_INLINE_SIZE = 35;
   const FREQ_INLINE_SIZE = 325;
-  test('every handler is one call of counted(), and counted() is too big for C2 to inline', () => {
+  test('every handler is a decrement and a call of reached(), which is too big for C2 to inline', () => {
     const cf = ClassFile.parse(readZipEntry(runtimeJarPath(), 'komorium/runtime/Cbs.class')!, 'Cbs.class');
     const length = (name: string, desc: string) => {
       const m = cf.methods.find((x) => x.name === name && x.desc === desc);
@@ -230,7 +231,7 @@ describe('what C2 makes of a check', () => {
     for (const [name, desc] of [['call', '(I)V'], ['call', '(Ljava/lang/Object;I)V'], ['entry', '(I)V'], ['entryAfterSite', '(I)V'], ['entryAfterThreadSite', '(I)V']]) {
       expect(length(name!, desc!), `${name}${desc}`).toBeLessThanOrEqual(MAX_INLINE_SIZE);
     }
-    expect(length('counted', '(ILjava/lang/Object;I)V')).toBeGreaterThan(FREQ_INLINE_SIZE);
+    expect(length('reached', '(ILjava/lang/Object;I)V')).toBeGreaterThan(FREQ_INLINE_SIZE);
   });
 });
 
