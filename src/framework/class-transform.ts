@@ -249,7 +249,7 @@ interface Attempt {
  * HugeMethodLimit runs interpreted, which changes its cost, not its counts. Except where the
  * exhaustive layout serves kinds that sample on their own behind one flag (cbs): there it is no
  * reference but the kind's layout, and its cost counts (Rhino's interpreter loop, 6,791 bytes,
- * grew to 9,4xx and ran interpreted: 1.3 times Rhino's CPU time, BENCHMARKS-cbs.md). Such a method
+ * grew to 9,784 and ran interpreted: 1.3 times Rhino's CPU time, BENCHMARKS-cbs.md). Such a method
  * gets the full-dup layout with its copy in a twin, the checks at its entry and loop heads reading
  * the flag: the method stays compilable, and while the flag is up the twin runs the copy, whose
  * probes see every event; only where no twin fits is the method laid out exhaustively past the limit.
