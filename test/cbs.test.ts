@@ -19,6 +19,9 @@ import { kindNamed } from '../src/kinds/index.js';
 import { SectionReader } from '../src/profile/document.js';
 import type { CallEdge } from '../src/kinds/call-graph.js';
 import type { Cbs } from '../src/kinds/cbs/section.js';
+import { ClassFile, findAttribute } from '../src/classfile/classfile.js';
+import { runtimeJarPath } from '../src/instrument/runtime-jar.js';
+import { readZipEntry } from './support/corpus.js';
 
 /** Fixtures whose calls differ from run to run (framework.test.ts says why): outputs compared, profiles not. */
 const NONDETERMINISTIC = new Set(['control']);
@@ -207,6 +210,109 @@ describe('the counting trigger does not depend on the JIT', () => {
     expect(outs.int).toMatch(/^edge\t/m);
     expect(outs.int).toMatch(/^windows\t[1-9]/m);
     for (const name of ['c1', 'c2', 'again']) expect(outs[name], name).toBe(outs.int);
+  });
+});
+
+describe('what C2 makes of a check', () => {
+  // HotSpot's defaults: a callee of at most MaxInlineSize bytes of bytecode is inlined wherever it
+  // ran, a hot one of at most FreqInlineSize bytes too. The handlers must inline to a decrement
+  // and one call of the out-of-line reached(), which must stay too big to inline (Cbs.java says
+  // what it cost when not).
+  const MAX_INLINE_SIZE = 35;
+  const FREQ_INLINE_SIZE = 325;
+  test('every handler is a decrement and a call of reached(), which is too big for C2 to inline', () => {
+    const cf = ClassFile.parse(readZipEntry(runtimeJarPath(), 'komorium/runtime/Cbs.class')!, 'Cbs.class');
+    const length = (name: string, desc: string) => {
+      const m = cf.methods.find((x) => x.name === name && x.desc === desc);
+      if (!m) throw new Error(`Cbs has no ${name}${desc}`);
+      const b = findAttribute(m.attributes, 'Code')!.info;
+      return ((b[4]! << 24) | (b[5]! << 16) | (b[6]! << 8) | b[7]!) >>> 0;
+    };
+    for (const [name, desc] of [['call', '(I)V'], ['call', '(Ljava/lang/Object;I)V'], ['entry', '(I)V'], ['entryAfterSite', '(I)V'], ['entryAfterThreadSite', '(I)V']]) {
+      expect(length(name!, desc!), `${name}${desc}`).toBeLessThanOrEqual(MAX_INLINE_SIZE);
+    }
+    expect(length('reached', '(ILjava/lang/Object;I)V')).toBeGreaterThan(FREQ_INLINE_SIZE);
+  });
+});
+
+/**
+ * A method HotSpot compiles (under 8,000 bytes) with so many calls that a check before each would
+ * push it past HugeMethodLimit: a `while` loop whose switch has CASES cases of three calls, each
+ * case a `continue` (a backedge of its own to the loop head).
+ */
+function bigLoopSource(cases: number): string {
+  const arms = Array.from({ length: cases }, (_, k) => `        case ${k}: s += a(i + ${k}) + b(s) + g.f(${k}); continue;`);
+  return `public class Big {
+  interface F { int f(int x); }
+  static int a(int x) { return x * 3 + 1; }
+  static int b(long x) { return (int) (x >>> 7) ^ 5; }
+  static long loop(int n, F g) {
+    long s = 0;
+    int i = 0;
+    while (i < n) {
+      i++;
+      switch (i % ${cases}) {
+${arms.join('\n')}
+        default: s--;
+      }
+    }
+    return s;
+  }
+  public static void main(String[] args) {
+    System.out.println(loop(Integer.parseInt(args[0]), x -> x + 7));
+  }
+}
+`;
+}
+
+describe('a method the checks would push past HugeMethodLimit', () => {
+  test('keeps its checks at its entry and loop heads and its probes in a twin: it stays compilable and every call is still seen', async () => {
+    const work = tmpDir('komorium-cbs-huge-');
+    const src = join(work, 'src');
+    mkdirSync(src);
+    writeFileSync(join(src, 'Big.java'), bigLoopSource(180));
+    const classes = join(work, 'classes');
+    mkdirSync(classes);
+    javac([join(src, 'Big.java')], classes, { release: 17 });
+    const plain = join(work, 'big.jar');
+    await jarDir(classes, plain);
+    const cbs = join(work, 'cbs.jar');
+    const edges = join(work, 'edges.jar');
+    const r = instrument(plain, cbs, ['--profile', 'cbs']);
+    expect(r.stdout).toMatch(/1 × exhaustive -> full-dup: code would grow, past HotSpot's 8000-byte HugeMethodLimit \(Big\.loop\(ILBig\$F;\)J\)/);
+    instrument(plain, edges, ['-q', '--profile', 'call-edges', '--layout', 'exhaustive']);
+    const codeLength = (jar: string, name: string) => {
+      const cf = ClassFile.parse(readZipEntry(jar, 'Big.class')!, 'Big.class');
+      const m = cf.methods.find((x) => x.name === name);
+      if (!m) return -1;
+      const b = findAttribute(m.attributes, 'Code')!.info;
+      return ((b[4]! << 24) | (b[5]! << 16) | (b[6]! << 8) | b[7]!) >>> 0;
+    };
+    expect(codeLength(plain, 'loop')).toBeLessThanOrEqual(8000);
+    expect(codeLength(edges, 'loop')).toBeGreaterThan(8000);
+    expect(codeLength(cbs, 'loop')).toBeLessThanOrEqual(8000);
+    expect(codeLength(cbs, 'loop$sample$komorium')).toBeGreaterThan(0);
+    const v = verifyJar(cbs);
+    expect(v.verifyErrors, describeVerify(v)).toEqual([]);
+
+    const args = ['20000'];
+    const run = (jar: string, props: string[], out: string) =>
+      runJava({ cp: [jar], main: 'Big', args, jvmArgs: ['-Dkomorium.quiet', `-Dkomorium.out=${join(work, out)}`, ...props] });
+    const [expected, timer, every, exact] = await Promise.all([
+      runJava({ cp: [plain], main: 'Big', args }),
+      run(cbs, TIMER, 'timer.kprof'),
+      run(cbs, EVERY_CALL, 'every.kprof'),
+      run(edges, [], 'exact.kprof'),
+    ]);
+    for (const [what, x] of [['timer', timer], ['every call', every], ['call-edges', exact]] as const) {
+      expect(x.stdout, what).toBe(expected.stdout);
+      expect(x.code, what).toBe(0);
+    }
+    expect(section<Cbs>(join(work, 'timer.kprof'), 'cbs').header.samples).toBeGreaterThan(0);
+    // With the flag always up the twin runs every iteration: every call of the loop is sampled.
+    const exhaustive = section<{ edges: CallEdge[] }>(join(work, 'exact.kprof'), 'call-edges').edges;
+    expect(exhaustive.filter((e) => e.site.method.key.startsWith('Big\0loop\0')).length).toBeGreaterThan(3 * 179);
+    expect(edgeRows(section<Cbs>(join(work, 'every.kprof'), 'cbs').edges)).toEqual(edgeRows(exhaustive));
   });
 });
 

@@ -3,6 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { geomean } from './util.mjs';
+import { whereTheCpuWent } from './cbs-cost.mjs';
 
 const ACCURACY_TARGET = 0.64;
 const OVER_BASE = 0.25;
@@ -172,6 +173,7 @@ export function writeCbsReport(results, { md, json }) {
     out.push(`| ${label} | ${vals.join(' | ')} | ${(() => { const g = geomean(wls.map((w) => w.overhead?.[id]?.medianRatio)); return g == null ? '–' : ((g - 1) * 100).toFixed(1); })()} |`);
   }
   out.push('');
+  out.push(...whereTheCpuWent());
   out.push(...cheapCells(wls, settings));
   writeFileSync(md, out.join('\n') + '\n');
 }
@@ -206,7 +208,7 @@ function cheapCells(wls, settings) {
     '',
     `If a cell cost only the work done in its windows, every timer cell would cost what the check alone costs: the largest window holds the share of calls above, and what a cell adds is SAMPLES samples per period (at most ${hiN}). The counting trigger keeps the flag up (every call is counted), so every call runs the handler's decrement whatever the cell; its cells differ only in the samples they record.`,
     '',
-    `Measured (geometric means over the workloads, overhead in wall / CPU time): the check alone, with a timer that never fires, ${over(gm('checks-only', 'medianRatio'))} / ${over(gm('checks-only', 'medianCpuRatio'))}; the base cell (timer, 1×1) ${over(gm('timer-base', 'medianRatio'))} / ${over(gm('timer-base', 'medianCpuRatio'))}; the default timer cell (${d.stride}×${d.samples}) ${over(gm('timer-default', 'medianRatio'))} / ${over(gm('timer-default', 'medianCpuRatio'))}; the counting trigger at the default ${over(gm('checks-default', 'medianRatio'))} / ${over(gm('checks-default', 'medianCpuRatio'))}. Where the default costs more than the check alone by far more than its windows' share of the calls, the cost is not the work in the windows but what the JIT makes of a check once it has seen the flag up: C2 compiles a branch never taken as an uncommon trap, the first window through a compiled site deoptimizes it, and the recompiled code carries the slow path (GUIDE §3b: "a check that has fired even once makes C2 compile its slow path"). A window of Stride × Samples calls reaches that many sites per tick, so by this reading the cheap timer cells are those with short windows, which are also the least accurate; the counting trigger, whose flag is always up, pays the slow path at every call from the start. This reading is not yet confirmed by -Xlog:deoptimization counts.`,
+    `Measured (geometric means over the workloads, overhead in wall / CPU time): the check alone, with a timer that never fires, ${over(gm('checks-only', 'medianRatio'))} / ${over(gm('checks-only', 'medianCpuRatio'))}; the base cell (timer, 1×1) ${over(gm('timer-base', 'medianRatio'))} / ${over(gm('timer-base', 'medianCpuRatio'))}; the default timer cell (${d.stride}×${d.samples}) ${over(gm('timer-default', 'medianRatio'))} / ${over(gm('timer-default', 'medianCpuRatio'))}; the counting trigger at the default ${over(gm('checks-default', 'medianRatio'))} / ${over(gm('checks-default', 'medianCpuRatio'))}. Where the default costs more than the check alone by far more than its windows' share of the calls, the cost is not the work in the windows but what the JIT makes of a check once it has seen the flag up: C2 compiles a branch as an uncommon trap only while its profile shows it never taken, and the windows reach the hot call sites while their methods are still being profiled, so those sites get their slow path compiled in (not deoptimizations: there were a dozen per run, as many as uninstrumented; \"Where the CPU went\" above has the counts). The counting trigger, whose flag is always up, runs the handler's decrement at every call from the start.`,
     '',
     ...shortestWindows(wls, settings),
     "The paper's VMs pay nothing while not sampling because Figure 3 rides on a check the VM already makes (the yieldpoint in every prologue, whose flag the timer sets). Bytecode has no such check to borrow: the rewritten call sites test a volatile static (a plain load and a branch in C2's x86 code, but a load that cannot be hoisted out of a loop) and carry the probe's call on the cold path, which makes methods larger (fewer fit C2's inlining limits). The check alone is how close we come to zero cost when not sampling.",

@@ -21,7 +21,7 @@ import { op } from '../bytecode/emit.js';
 import { OP } from '../bytecode/opcodes.js';
 import type { KindProbes } from './events.js';
 import { SiteTable, findProbes, firstLine, isEmpty } from './sites.js';
-import type { SiteBase, Trigger } from './probes.js';
+import type { CheckTrigger, OwnFlag, SiteBase, Trigger } from './probes.js';
 import { FrameSource, LayoutRefused, type LayoutName } from './layout/context.js';
 import { fullDuplication } from './layout/duplicate.js';
 import { partialDuplication } from './layout/partial.js';
@@ -169,17 +169,10 @@ function layOut(
 ): { layout: LayoutName; code: MethodCode; encoded: RawAttribute; twin?: MemberInfo } | null {
   const where = `${m.name}${m.desc}`;
   const original = codeLength(attr);
-  // The exhaustive layout is the reference every sampled profile is measured against: it covers every
-  // method a sampled layout covers (full-dup's twin keeps a method small where exhaustive's probes would
-  // not), and a method it pushes past HugeMethodLimit runs interpreted, which changes its cost, not its counts.
-  const limit = original <= HUGE_METHOD_LIMIT && options.layout !== 'exhaustive' ? HUGE_METHOD_LIMIT : 65535;
   const sitesBefore = table.rows.length;
   let firstReason: string | null = null;
-  type Attempt = { layout: LayoutName; outOfLine: boolean };
-  const attempts = FALLBACKS[options.layout].flatMap((layout): Attempt[] =>
-    layout === 'full-dup' && OUT_OF_LINE && canHaveTwin(cf, m) ? [{ layout, outOfLine: true }, { layout, outOfLine: false }] : [{ layout, outOfLine: false }],
-  );
-  for (const { layout, outOfLine } of attempts) {
+  const attempts = attemptsFor(cf, m, original, options);
+  for (const { layout, outOfLine, trigger, limit } of attempts) {
     // Each try starts from the bytes: a layout edits the code it is given.
     table.rows.length = sitesBefore;
     const context = (code: MethodCode, method: MemberInfo, withProbes: boolean) => {
@@ -187,7 +180,7 @@ function layOut(
       const probes = withProbes
         ? findProbes({ cf, method: m, methodIndex, code, cfg, kinds: options.kinds, hierarchy, table })
         : { entry: [], before: new Map(), blocks: new Map(), backedges: new Map(), count: 0 };
-      return { cf, method, code, cfg, probes, trigger: options.trigger, base, frames: new FrameSource(cf, method, code) };
+      return { cf, method, code, cfg, probes, trigger, base, frames: new FrameSource(cf, method, code) };
     };
     let reason: string;
     try {
@@ -213,7 +206,8 @@ function layOut(
       if (twin) twin.member.attributes = [writeCode(cf, twin.member, twin.code, { frameAt: encoderFrames(cf, twin.member, twin.code) })];
       const size = codeLength(encoded);
       if (m.name === '<clinit>' || size <= limit) {
-        if (firstReason !== null) report.fallbacks.push({ method: where, from: options.layout, to: layout, reason: firstReason });
+        // Exhaustive past HugeMethodLimit after all (no twin fits) is no other layout: the method runs interpreted, as it always did.
+        if (firstReason !== null && (layout !== options.layout || outOfLine)) report.fallbacks.push({ method: where, from: options.layout, to: layout, reason: firstReason });
         report.probes += probes;
         if (twin) report.outOfLine++;
         return { layout, code: laid, encoded, twin: twin?.member };
@@ -238,6 +232,64 @@ function layOut(
 
 /** Full-Duplication keeps its copy in a twin method where it can (twin.ts); KOMORIUM_DUP=inline keeps it inside (for measurements). */
 const OUT_OF_LINE = experiment('KOMORIUM_DUP') !== 'inline';
+
+/** One way to lay a method out: the layout, whether its copy goes into a twin, what its checks read, and the size it must fit. */
+interface Attempt {
+  layout: LayoutName;
+  outOfLine: boolean;
+  trigger: CheckTrigger;
+  limit: number;
+}
+
+/**
+ * The layouts tried for a method of `original` bytes, in order. A sampled layout keeps a method
+ * that HotSpot compiles under HugeMethodLimit. The exhaustive layout is the reference every sampled
+ * profile is measured against: it covers every method a sampled layout covers (full-dup's twin
+ * keeps a method small where exhaustive's probes would not), and a method it pushes past
+ * HugeMethodLimit runs interpreted, which changes its cost, not its counts. Except where the
+ * exhaustive layout serves kinds that sample on their own behind one flag (cbs): there it is no
+ * reference but the kind's layout, and its cost counts (Rhino's interpreter loop, 6,791 bytes,
+ * grew to 9,784 and ran interpreted: 1.3 times Rhino's CPU time, BENCHMARKS-cbs.md). Such a method
+ * gets the full-dup layout with its copy in a twin, the checks at its entry and loop heads reading
+ * the flag: the method stays compilable, and while the flag is up the twin runs the copy, whose
+ * probes see every event; only where no twin fits is the method laid out exhaustively past the limit.
+ */
+function attemptsFor(cf: ClassFile, m: MemberInfo, original: number, options: FrameworkOptions): Attempt[] {
+  const compiled = original <= HUGE_METHOD_LIMIT;
+  if (options.layout === 'exhaustive') {
+    const flag = compiled ? ownFlag(options.kinds) : null;
+    if (flag === null) return [{ layout: 'exhaustive', outOfLine: false, trigger: options.trigger, limit: 65535 }];
+    return [
+      { layout: 'exhaustive', outOfLine: false, trigger: options.trigger, limit: HUGE_METHOD_LIMIT },
+      ...(canHaveTwin(cf, m) ? [{ layout: 'full-dup' as const, outOfLine: true, trigger: flag, limit: HUGE_METHOD_LIMIT }] : []),
+      { layout: 'exhaustive', outOfLine: false, trigger: options.trigger, limit: 65535 },
+    ];
+  }
+  const limit = compiled ? HUGE_METHOD_LIMIT : 65535;
+  return FALLBACKS[options.layout].flatMap((layout): Attempt[] => {
+    const inside = { layout, outOfLine: false, trigger: options.trigger, limit };
+    return layout === 'full-dup' && OUT_OF_LINE && canHaveTwin(cf, m) ? [{ ...inside, outOfLine: true }, inside] : [inside];
+  });
+}
+
+/**
+ * The flag behind which every probe of `kinds` runs, when they all sample on their own behind the
+ * same one (EventRequest.guard); null otherwise (a probe that must run at every event, such as
+ * the entry placements' site stores, cannot wait in a twin).
+ */
+function ownFlag(kinds: readonly KindProbes[]): OwnFlag | null {
+  let flag: OwnFlag | null = null;
+  for (const k of kinds) {
+    if (k.sampling !== 'own') return null;
+    for (const r of k.events) {
+      if (r.siteOnly) continue;
+      if (r.guard === undefined) return null;
+      if (flag !== null && (flag.owner !== k.runtimeClass || flag.field !== r.guard)) return null;
+      flag = { owner: k.runtimeClass, field: r.guard };
+    }
+  }
+  return flag;
+}
 
 function layoutOf(layout: LayoutName) {
   switch (layout) {

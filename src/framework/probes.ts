@@ -25,6 +25,28 @@ export interface SiteBase {
 /** How a check reads the trigger: the paper's one counter for all threads, one per thread, or bursty tracing (burst.ts). */
 export type Trigger = 'global' | 'thread' | BurstTrigger;
 
+/**
+ * A kind's own flag (EventRequest.guard) as the trigger of a layout's checks: a check fires while
+ * the runtime class's static boolean is true. For the kinds that sample on their own, whose
+ * methods the exhaustive layout would push past HugeMethodLimit (class-transform.ts).
+ */
+export interface OwnFlag {
+  owner: string;
+  field: string;
+}
+
+/** What a layout's checks read: the framework's trigger or a kind's own flag. */
+export type CheckTrigger = Trigger | OwnFlag;
+
+function isOwnFlag(t: CheckTrigger): t is OwnFlag {
+  return typeof t === 'object';
+}
+
+/** The own flag's check: jumps to `sample` while the flag is up, else falls through. */
+function flagCheck(cp: ConstantPool, t: OwnFlag, sample: Label): Node[] {
+  return [field(cp, OP.GETSTATIC, t.owner, t.field, 'Z'), { op: OP.IFNE, target: sample }];
+}
+
 export function pushSite(cp: ConstantPool, base: SiteBase, site: number): Insn[] {
   const first = field(cp, OP.GETSTATIC, base.owner, base.name, 'I');
   return site === 0 ? [first] : [first, pushInt(cp, site), op(OP.IADD)];
@@ -116,7 +138,8 @@ function operandProbe(cp: ConstantPool, base: SiteBase, calls: readonly ProbeCal
 // Experiment switch (measured in BENCHMARKS.md): the global check as a call of Sampler.tick().
 const CALL_FORM = experiment('KOMORIUM_CHECK_FORM') === 'call';
 
-export function checkCode(cp: ConstantPool, trigger: Trigger, sample: Label, cont: Label): Node[] {
+export function checkCode(cp: ConstantPool, trigger: CheckTrigger, sample: Label, cont: Label): Node[] {
+  if (isOwnFlag(trigger)) return flagCheck(cp, trigger, sample);
   if (isBurstTrigger(trigger)) return burstCheck(cp, trigger, sample, cont, false);
   if (CALL_FORM && trigger === 'global') return [invoke(cp, OP.INVOKESTATIC, SAMPLER, 'tick', '()Z'), { op: OP.IFNE, target: sample }];
   if (trigger === 'thread') {
@@ -131,7 +154,8 @@ export function checkCode(cp: ConstantPool, trigger: Trigger, sample: Label, con
 }
 
 /** A check whose both outcomes jump: to `sample`, or to `cont` (a backedge's trampoline). */
-export function checkJump(cp: ConstantPool, trigger: Trigger, sample: Label, cont: Label): Node[] {
+export function checkJump(cp: ConstantPool, trigger: CheckTrigger, sample: Label, cont: Label): Node[] {
+  if (isOwnFlag(trigger)) return [...flagCheck(cp, trigger, sample), { op: OP.GOTO, target: cont }];
   if (isBurstTrigger(trigger)) return burstCheck(cp, trigger, sample, cont, true);
   if (CALL_FORM && trigger === 'global') {
     return [invoke(cp, OP.INVOKESTATIC, SAMPLER, 'tick', '()Z'), { op: OP.IFNE, target: sample }, { op: OP.GOTO, target: cont }];
@@ -149,7 +173,8 @@ export function checkJump(cp: ConstantPool, trigger: Trigger, sample: Label, con
 }
 
 /** A guard (no-dup): `probe` runs only when the trigger fires, else control goes to `skip`, which the caller places right after. */
-export function guardCode(cp: ConstantPool, trigger: Trigger, probe: readonly Node[], skip: Label): Node[] {
+export function guardCode(cp: ConstantPool, trigger: CheckTrigger, probe: readonly Node[], skip: Label): Node[] {
+  if (isOwnFlag(trigger)) return ownGuardCode(cp, trigger.owner, trigger.field, probe, skip);
   if (isBurstTrigger(trigger)) return burstGuard(cp, trigger, probe, skip);
   if (CALL_FORM && trigger === 'global') return [invoke(cp, OP.INVOKESTATIC, SAMPLER, 'tick', '()Z'), { op: OP.IFEQ, target: skip }, ...probe];
   if (trigger === 'thread') {

@@ -14,7 +14,7 @@ import { monitorDepths } from '../../analysis/monitors.js';
 import { KomoriumError, UsageError } from '../../errors.js';
 import type { KindProbes } from '../events.js';
 import type { MethodProbes } from '../sites.js';
-import type { SiteBase, Trigger } from '../probes.js';
+import type { CheckTrigger, SiteBase } from '../probes.js';
 
 export type LayoutName = 'full-dup' | 'partial-dup' | 'no-dup' | 'exhaustive';
 
@@ -45,7 +45,7 @@ export interface LayoutContext {
   code: MethodCode;
   cfg: Cfg;
   probes: MethodProbes;
-  trigger: Trigger;
+  trigger: CheckTrigger;
   base: SiteBase;
   frames: FrameSource;
 }

@@ -183,11 +183,12 @@ export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: rea
     const stub = new Label();
     ed.setFrame(stub, frame);
     ed.append([stub, ...arrays(), ...carryOut(p, i + 1), callTwin(), ...afterTwin()]);
+    // One check per loop head, shared by its backedges (Rhino's interpreter loop has 132 `continue`s to one head).
+    const trampoline = new Label();
+    ed.setFrame(trampoline, frame);
+    ed.append([trampoline, ...checkJump(cp, trigger, stub, v)]);
     for (const e of cfg.backEdges) {
       if (e.to !== p.block || (!e.branch && !e.fallthrough)) continue;
-      const trampoline = new Label();
-      ed.setFrame(trampoline, frame);
-      ed.append([trampoline, ...checkJump(cp, trigger, stub, v)]);
       const last = lastInsn(cfg, e.from);
       if (e.branch) {
         for (const t of new Set(branchTargets(last).filter((x) => cfg.blockOfNode[cfg.labelAt.get(x)!] === p.block))) ed.retarget(last, t, trampoline);
