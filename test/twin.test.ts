@@ -6,6 +6,7 @@
  * so that their twins run often, and print what the uninstrumented program prints.
  */
 import { describe, expect, test } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ClassFile } from '../src/classfile/classfile.js';
@@ -14,6 +15,7 @@ import { isLabel, type Insn } from '../src/bytecode/ir.js';
 import { OP } from '../src/bytecode/opcodes.js';
 import { javac, repoRoot, runJava, tmpDir } from './support/java.js';
 import { cli } from './support/komorium.js';
+import { debianClasspathFor, debianJar } from './support/corpus.js';
 
 const SAMPLES = ['fig4', 'callbacks'];
 
@@ -50,5 +52,32 @@ describe('KOMORIUM_TWIN=stay', () => {
       expect(run.stderr).toBe('');
       expect(run.stdout).toBe(expected);
     }
+  });
+});
+
+describe('a local whose frame type is null at a loop head', () => {
+  // Clojure clears locals with aconst_null, and ASM's frames then type them null at the loop heads
+  // after: clojure.core$__GT_ (the -> macro) has two such locals. The twin hands the loop head back
+  // with the locals read from its arrays, and an Object read back there failed verification
+  // ("Type 'java/lang/Object' ... is not assignable to null"), which stopped Clojure starting.
+  test('full-dup: the class verifies, and Clojure runs the rewritten macro', async () => {
+    const work = tmpDir('komorium-twin-null-');
+    const classes = join(work, 'classes');
+    execFileSync('unzip', ['-q', '-o', debianJar('clojure'), 'clojure/core$__GT_.class', 'clojure/core$__GT__GT_.class', '-d', classes]);
+    const out = join(work, 'out');
+    const lib = [debianJar('clojure'), ...debianClasspathFor('clojure').filter((p) => p !== debianJar('clojure'))];
+    const r = cli(['instrument', classes, '-o', out, '-q', '--no-cache', '--profile', 'call-edges', '--layout', 'full-dup', '--classpath', ...lib]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(longArrayLoads(join(out, 'clojure')), 'the resume restores locals').toBeGreaterThan(0);
+    // The folder comes first, so these two classes are the rewritten ones; interval 1 runs their twins.
+    const run = await runJava({
+      cp: [out, ...lib],
+      main: 'clojure.main',
+      args: ['-e', '(println (-> 5 inc inc) (->> (range 5) (map inc) (reduce +)))'],
+      jvmArgs: ['-Xverify:all', '-Xlog:class+load=info', '-Dkomorium.interval=1', '-Dkomorium.quiet'],
+    });
+    expect(run.stdout).toContain(`clojure.core$__GT_ source: file:${out}/`);
+    expect(run.stdout.split('\n').filter((l) => !l.startsWith('['))).toEqual(['7 15', '']);
+    expect(run.stderr).toBe('');
   });
 });

@@ -8,7 +8,7 @@ export interface Entry {
   isClass: boolean;
   /** Set on every entry readInput gives; entries made elsewhere may leave it out (a name ending in '/' is a folder). */
   isDirectory?: boolean;
-  /** Modification time as read (set by readInput; not used when writing: output timestamps are fixed). */
+  /** The time a jar recorded for the entry (readInput sets it for jar entries only); written back as it was read. */
   date?: Date;
   unixPermissions?: number;
   comment?: string;

@@ -90,7 +90,8 @@ export async function readFolder(root: string): Promise<Entry[]> {
         throw readError(full, e);
       }
       if (st.isDirectory()) {
-        entries.push({ name: rel + '/', data: new Uint8Array(0), isClass: false, isDirectory: true, date: st.mtime });
+        // No date: a file's mtime is when it was checked out or built, and would make the output vary.
+        entries.push({ name: rel + '/', data: new Uint8Array(0), isClass: false, isDirectory: true });
         await walk(full, rel + '/');
       } else if (st.isFile()) {
         let data: Uint8Array;
@@ -104,7 +105,6 @@ export async function readFolder(root: string): Promise<Entry[]> {
           data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
           isClass: isClassName(rel),
           isDirectory: false,
-          date: st.mtime,
           unixPermissions: st.mode & 0o7777,
         });
       }

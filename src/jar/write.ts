@@ -1,7 +1,11 @@
 /**
  * Writing the output. A jar is written to a temporary file next to it and renamed into place, so
  * that a failed run never leaves a half-written jar (or destroys the previous one). Entries keep
- * their order and get one fixed timestamp, so the same entries always give the same bytes.
+ * their order and the time the input jar recorded for them, and entries without one (added, or read
+ * from a folder) get one fixed timestamp, so the same input always gives the same bytes. The recorded
+ * times matter: Clojure loads a namespace's AOT class only when it is newer than its .clj source in
+ * the same jar, and compiles the source otherwise, so with one time for all a rewritten Clojure jar
+ * ran its namespaces compiled from source, uninstrumented.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
@@ -13,7 +17,7 @@ import type { Entry } from './entry.js';
 import { writeError } from './fs-errors.js';
 
 /**
- * The timestamp of every output entry, encoded with the UTC getters, so that it gives the same DOS
+ * The timestamp of every output entry that has none of its own, encoded with the UTC getters, so that it gives the same DOS
  * date/time bytes in every time zone. 1980-02-01
  * rather than 1980-01-01: some zip tools turn the very first DOS date into a date before 1980.
  */
@@ -61,11 +65,11 @@ function checkNames(entries: readonly Entry[]): void {
   }
 }
 
-/** The jar's bytes: DEFLATE, entries in the given order, fixed timestamps, contents untouched. */
+/** The jar's bytes: DEFLATE, entries in the given order with their recorded times, contents untouched. */
 export async function jarBytes(entries: readonly Entry[]): Promise<Uint8Array> {
   checkNames(entries);
   return writeZip(
-    entries.map((e) => ({ name: e.name, data: e.data, isDirectory: isDirectoryEntry(e), comment: e.comment, stored: e.stored })),
+    entries.map((e) => ({ name: e.name, data: e.data, isDirectory: isDirectoryEntry(e), comment: e.comment, stored: e.stored, date: e.date })),
     FIXED_DATE,
   );
 }

@@ -211,18 +211,19 @@ export function readZip(path: string, bytes: Uint8Array): ZipEntry[] {
 }
 
 /**
- * A zip of `entries` in the given order, with one fixed timestamp: the same entries give the same
- * bytes (for the same Node version, whose bundled zlib does the deflating).
+ * A zip of `entries` in the given order, each with its own timestamp or else `date`: the same
+ * entries give the same bytes (for the same Node version, whose bundled zlib does the deflating).
  */
 export function writeZip(
-  entries: readonly { name: string; data: Uint8Array; isDirectory: boolean; comment?: string; stored?: boolean }[],
+  entries: readonly { name: string; data: Uint8Array; isDirectory: boolean; comment?: string; stored?: boolean; date?: Date }[],
   date: Date,
 ): Uint8Array {
-  const { date: dosDate, time: dosTime } = dosDateTime(date);
+  const fallback = dosDateTime(date);
   const parts: Uint8Array[] = [];
   const central: Uint8Array[] = [];
   let offset = 0;
   for (const e of entries) {
+    const { date: dosDate, time: dosTime } = e.date ? dosDateTime(e.date) : fallback;
     const name = Buffer.from(e.isDirectory && !e.name.endsWith('/') ? e.name + '/' : e.name, 'utf8');
     const comment = Buffer.from(e.comment ?? '', 'utf8');
     const flags = /[^\x00-\x7f]/.test(e.name) || /[^\x00-\x7f]/.test(e.comment ?? '') ? UTF8_FLAG : 0;

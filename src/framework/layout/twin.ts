@@ -52,6 +52,12 @@ interface Carried {
   /** Index in the long[] (primitives, from 1: slot 0 names the point to resume at) or the Object[] (references). */
   index: number;
   primitive: boolean;
+  /**
+   * The frame types it `null` (Clojure clears locals with aconst_null): it travels as nothing and is
+   * restored as aconst_null, since a value read back from the Object[] would be an Object, which the
+   * loop head's frame does not accept there.
+   */
+  isNull: boolean;
 }
 
 /** A backedge target control may move to the twin at: its block and the locals the twin gets there. */
@@ -124,7 +130,8 @@ export function transferPoints(ctx: LayoutContext): TransferPoint[] {
       if (type === 'T' || typeof type !== 'string') return;
       const primitive = type.length === 1 && type !== 'N';
       if (type === 'U') throw new LayoutRefused('a loop before the superclass constructor ran');
-      carried.push({ slot, type, primitive, index: primitive ? prims++ : refs++ });
+      if (type === 'N') carried.push({ slot, type, primitive, index: -1, isNull: true });
+      else carried.push({ slot, type, primitive, index: primitive ? prims++ : refs++, isNull: false });
     });
     return { block, carried, prims, refs };
   });
@@ -291,6 +298,7 @@ export function twinBody(ctx: LayoutContext, method: MemberInfo, points: readonl
 function storeLocals(cp: ConstantPool, p: TransferPoint, at: number, slotOf: (slot: number) => number): Node[] {
   const out: Node[] = [];
   for (const c of p.carried) {
+    if (c.isNull) continue;
     out.push(load(OP.ALOAD, c.primitive ? at : at + 1), pushInt(cp, c.index));
     out.push(...(c.primitive ? widen(cp, c, slotOf(c.slot)) : [load(OP.ALOAD, slotOf(c.slot))]));
     out.push(op(c.primitive ? OP.LASTORE : OP.AASTORE));
@@ -302,6 +310,10 @@ function storeLocals(cp: ConstantPool, p: TransferPoint, at: number, slotOf: (sl
 function restoreLocals(cp: ConstantPool, p: TransferPoint, at: number, slotOf: (slot: number) => number): Node[] {
   const out: Node[] = [];
   for (const c of p.carried) {
+    if (c.isNull) {
+      out.push(op(OP.ACONST_NULL), load(OP.ASTORE, slotOf(c.slot)));
+      continue;
+    }
     out.push(load(OP.ALOAD, c.primitive ? at : at + 1), pushInt(cp, c.index), op(c.primitive ? OP.LALOAD : OP.AALOAD));
     out.push(...narrow(cp, c, slotOf(c.slot)));
   }
@@ -331,8 +343,6 @@ function narrow(cp: ConstantPool, c: Carried, slot: number): Node[] {
       return [load(OP.LSTORE, slot)];
     case 'D':
       return [invoke(cp, OP.INVOKESTATIC, 'java/lang/Double', 'longBitsToDouble', '(J)D'), load(OP.DSTORE, slot)];
-    case 'N':
-      return [load(OP.ASTORE, slot)];
     default:
       return [{ op: OP.CHECKCAST, cp: cp.classIndex(classNameOfVType(c.type as string)) }, load(OP.ASTORE, slot)];
   }
