@@ -16,6 +16,7 @@ import { OP } from '../src/bytecode/opcodes.js';
 import { javac, repoRoot, runJava, tmpDir } from './support/java.js';
 import { cli } from './support/komorium.js';
 import { debianClasspathFor, debianJar } from './support/corpus.js';
+import { describeVerify, verifyJar } from './support/verify.js';
 
 const SAMPLES = ['fig4', 'callbacks'];
 
@@ -79,5 +80,28 @@ describe('a local whose frame type is null at a loop head', () => {
     expect(run.stdout).toContain(`clojure.core$__GT_ source: file:${out}/`);
     expect(run.stdout.split('\n').filter((l) => !l.startsWith('['))).toEqual(['7 15', '']);
     expect(run.stderr).toBe('');
+  });
+});
+
+describe('a loop head with values on the operand stack', () => {
+  // Groovy's ThreadInterruptibleASTTransformation.createCondition keeps a new ArrayList on the stack
+  // across a loop. Only locals travel to the twin and back, so the method keeps its copy inline.
+  test('full-dup: the method is laid out without a twin, and the class verifies', () => {
+    const work = tmpDir('komorium-twin-stack-');
+    const classes = join(work, 'classes');
+    const cls = 'org/codehaus/groovy/transform/ThreadInterruptibleASTTransformation';
+    execFileSync('unzip', ['-q', '-o', debianJar('groovy'), `${cls}.class`, '-d', classes]);
+    const lib = [debianJar('groovy'), ...debianClasspathFor('groovy').filter((p) => p !== debianJar('groovy'))];
+    const out = join(work, 'out');
+    const r = cli(['instrument', classes, '-o', out, '--no-cache', '--profile', 'call-edges', '--layout', 'full-dup', '--classpath', ...lib]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/0 methods got a simpler layout, 0 were left as they were/);
+    const cf = ClassFile.parse(readFileSync(join(out, `${cls}.class`)), cls);
+    const names = cf.methods.map((m) => m.name);
+    expect(names).toContain('createCondition');
+    expect(names).not.toContain('createCondition$sample$komorium');
+    const v = verifyJar(out, lib);
+    expect(v.verifyErrors, describeVerify(v)).toEqual([]);
+    expect(v.verified).toBe(v.classes);
   });
 });

@@ -123,6 +123,8 @@ export function transferPoints(ctx: LayoutContext): TransferPoint[] {
   return targets.map((block) => {
     const frame = ctx.frames.before(ctx.cfg.blocks[block]!.firstInsn);
     if (frame === null) throw new LayoutRefused('a loop head without a known frame');
+    // Only locals travel to the twin and back (Groovy keeps a list on the stack across a loop).
+    if (frame.stack.length > 0) throw new LayoutRefused('a loop with values on the operand stack');
     const carried: Carried[] = [];
     let prims = 1;
     let refs = 0;
