@@ -53,15 +53,15 @@ function parseArgs(argv) {
 let SNAPSHOT = join(CACHE, 'subpaths-snapshot');
 
 /** The build this run uses, copied at its start so that a rebuild meanwhile cannot mix two versions. */
-function snapshot(json) {
+export function snapshot(json) {
   SNAPSHOT = join(CACHE, `${basename(json, '.json')}-snapshot`);
   snapshotBuild(REPO, SNAPSHOT);
 }
 
-async function distModules() {
+export async function distModules() {
   const dist = (p) => import(pathToFileURL(join(SNAPSHOT, 'dist', p)).href);
-  const [read, doc, kinds, acc, est] = await Promise.all([
-    dist('profile/read.js'), dist('profile/document.js'), dist('kinds/index.js'), dist('kinds/subpaths/accuracy.js'), dist('kinds/subpaths/estimate.js'),
+  const [read, doc, kinds, acc, est, model] = await Promise.all([
+    dist('profile/read.js'), dist('profile/document.js'), dist('kinds/index.js'), dist('kinds/subpaths/accuracy.js'), dist('kinds/subpaths/estimate.js'), dist('kinds/subpaths/model.js'),
   ]);
   return {
     section(path) {
@@ -71,10 +71,13 @@ async function distModules() {
     },
     compareTop: acc.compareTop,
     chernoffBound: est.chernoffBound,
+    lengthProbability: est.lengthProbability,
+    byEstimate: model.byEstimate,
+    subpathKey: model.subpathKey,
   };
 }
 
-async function instrument(spec, dir) {
+export async function instrument(spec, dir) {
   freshDir(dir);
   const out = [];
   for (const jar of spec.instrument) {
@@ -88,7 +91,7 @@ async function instrument(spec, dir) {
   return out;
 }
 
-const CONFIGS = {
+export const CONFIGS = {
   base: null,
   sample: [],
   skip: ['-Dkomorium.subpaths.mode=skip'],
@@ -97,13 +100,14 @@ const CONFIGS = {
   dense: ['-Dkomorium.subpaths.interval=100', '-Dkomorium.subpaths.memory=16384'],
 };
 
-function runner(spec, jars, wdir, drivers) {
+/** Runs configuration `cfg` (of CONFIGS) of the workload; `props` adds system properties (e.g. a seed). */
+export function runner(spec, jars, wdir, drivers) {
   const extra = spec.drivers ? [drivers] : [];
-  return async (cfg, tag, s = spec) => {
+  return async (cfg, tag, s = spec, props0 = []) => {
     const cwd = freshDir(join(wdir, 'run'));
     const cp = cfg === 'base' ? [...s.instrument, ...s.lib, ...extra] : [...jars.map((j) => j.jar), ...s.lib, ...extra];
     const out = join(wdir, `${cfg}-${tag}.kprof`);
-    const props = cfg === 'base' ? [] : ['-Dkomorium.quiet=true', `-Dkomorium.out=${out}`, ...CONFIGS[cfg]];
+    const props = cfg === 'base' ? [] : ['-Dkomorium.quiet=true', `-Dkomorium.out=${out}`, ...CONFIGS[cfg], ...props0];
     const r = await runProcess(javaBin('java'), [...props, '-cp', cp.join(':'), s.main, ...s.args], { cwd, timeFile: join(wdir, '.time'), timeoutMs: 4 * 3_600_000 });
     return { r, outcome: outcomeOf(r, cwd), profile: out };
   };
