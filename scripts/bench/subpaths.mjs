@@ -98,6 +98,8 @@ export const CONFIGS = {
   exact: ['-Dkomorium.subpaths.mode=exact', `-Dkomorium.subpaths.exactLimit=${EXACT_LIMIT}`, EXACT_HEAP],
   // Ten times the samples of the default (and the memory they need): the accuracy bought by sampling more.
   dense: ['-Dkomorium.subpaths.interval=100', '-Dkomorium.subpaths.memory=16384'],
+  // Every length from each sampled start: up to 31 times the samples of a long subpath at the same f.
+  all: ['-Dkomorium.subpaths.lengths=all'],
 };
 
 /** Runs configuration `cfg` (of CONFIGS) of the workload; `props` adds system properties (e.g. a seed). */
@@ -165,12 +167,17 @@ async function accuracy(wl, spec, run, lib, res) {
   const e = await run('exact', 'a', acc.spec);
   res.exactSeconds = (Date.now() - t0) / 1000;
   const dense = await run('dense', 'a', acc.spec);
-  res.accuracyVerified = { sample: compareOutcome(ref, s.outcome), exact: compareOutcome(ref, e.outcome), dense: compareOutcome(ref, dense.outcome) };
+  const all = await run('all', 'a', acc.spec);
+  res.accuracyVerified = { sample: compareOutcome(ref, s.outcome), exact: compareOutcome(ref, e.outcome), dense: compareOutcome(ref, dense.outcome), all: compareOutcome(ref, all.outcome) };
   const sample = lib.section(s.profile);
   const exact = lib.section(e.profile);
-  const d = lib.section(dense.profile);
-  const dt = lib.compareTop(exact, d, 20, 10);
-  res.dense = { rate: d.rate, memory: d.memory, peakEntries: d.peakEntries, memoryBytes: d.memoryBytes, trueTopFound: dt.trueTopFound, trueTop: dt.trueTop, trueTopErrors: dt.trueTopErrors, coverage: dt.coverage };
+  const other = (profile) => {
+    const d = lib.section(profile);
+    const t = lib.compareTop(exact, d, 20, 10);
+    return { rate: d.rate, memory: d.memory, peakEntries: d.peakEntries, memoryBytes: d.memoryBytes, trueTopFound: t.trueTopFound, trueTop: t.trueTop, trueTopErrors: t.trueTopErrors, coverage: t.coverage };
+  };
+  res.dense = other(dense.profile);
+  res.all = other(all.profile);
   const { subpaths: _s, header: _h, ...sampleStats } = sample;
   const { subpaths: _e, header: _h2, ...exactStats } = exact;
   res.sample = { ...sampleStats, entries: sample.subpaths.length, sampledTotal: sample.subpaths.reduce((n, p) => n + p.count, 0) };

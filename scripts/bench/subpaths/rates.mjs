@@ -3,7 +3,7 @@
 // time (user + system of the JVM, /usr/bin/time) and wall time, medians; outputs compared with the
 // uninstrumented run. The accuracy side of the same settings is scripts/bench/subpaths/seeds.mjs.
 //
-//   node scripts/bench/subpaths/rates.mjs --workloads jflex,xalan --reps 5 --settings 1000:4096,100:16384,30:65536
+//   node scripts/bench/subpaths/rates.mjs --workloads jflex,xalan --reps 5 --settings 1000:4096,1000:4096:all,100:16384
 // Writes .cache/bench/subpaths-rates.json and prints a table.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,7 +16,7 @@ import { instrument, runner, snapshot } from '../subpaths.mjs';
 const HELP = `usage: node scripts/bench/subpaths/rates.mjs [options]
   --workloads a,b   subset of: ${WORKLOADS.map((w) => w.id).join(', ')}
   --reps N          interleaved repetitions (default 5)
-  --settings L      interval:memory pairs (default 1000:4096,100:16384)`;
+  --settings L      interval:memory[:lengths] settings (default 1000:4096,100:16384), e.g. 1000:4096:all`;
 
 async function main() {
   const o = parseOptions(process.argv.slice(2), HELP, { workloads: null, reps: 5, settings: ['1000:4096', '100:16384'] }, {
@@ -36,8 +36,8 @@ async function main() {
     const jars = await instrument(spec, freshDir(join(wdir, 'jars')));
     const run = runner(spec, jars, wdir, drivers);
     const props = (s) => {
-      const [f, m] = s.split(':');
-      return [`-Dkomorium.subpaths.interval=${f}`, `-Dkomorium.subpaths.memory=${m}`];
+      const [f, m, lengths] = s.split(':');
+      return [`-Dkomorium.subpaths.interval=${f}`, `-Dkomorium.subpaths.memory=${m}`, ...(lengths ? [`-Dkomorium.subpaths.lengths=${lengths}`] : [])];
     };
     const names = ['base', ...o.settings];
     const ref = (await run('base', 'ref')).outcome;

@@ -38,13 +38,45 @@ function targets(wls) {
   ];
 }
 
-function denseTable(wls) {
-  const rows = wls.filter((w) => w.dense);
+/** The accuracy runs of another setting (`key`: dense, all) beside the default's. */
+function otherTable(wls, key) {
+  const rows = wls.filter((w) => w[key]);
   if (rows.length === 0) return ['(not measured)'];
-  const out = head(['workload', 'f at the end (default → dense)', 'true top 10 in the top 20', 'largest error on the true top 10 (default → dense)', 'within the Chernoff bound', 'hot list (entries, KiB)']);
+  const out = head(['workload', `f at the end (default → ${key})`, 'true top 10 in the top 20', `largest error on the true top 10 (default → ${key})`, 'within the Chernoff bound', 'hot list (entries, KiB)']);
   for (const w of rows) {
     const worst = (errs) => Math.max(...errs.map((e) => (e == null ? Infinity : e)));
-    out.push(row([w.id, `${int(w.sample.rate)} → ${int(w.dense.rate)}`, `${w.dense.trueTopFound}/${w.dense.trueTop}`, `${pct(worst(w.top.trueTopErrors))} → ${pct(worst(w.dense.trueTopErrors))}`, pct(w.dense.coverage, 0), `${int(w.dense.peakEntries)}/${int(w.dense.memory)}, ${int(w.dense.memoryBytes / 1024)}`]));
+    const o = w[key];
+    out.push(row([w.id, `${int(w.sample.rate)} → ${int(o.rate)}`, `${w.top.trueTopFound} → ${o.trueTopFound}/${o.trueTop}`, `${pct(worst(w.top.trueTopErrors))} → ${pct(worst(o.trueTopErrors))}`, pct(o.coverage, 0), `${int(o.peakEntries)}/${int(o.memory)}, ${int(o.memoryBytes / 1024)}`]));
+  }
+  return out;
+}
+
+/**
+ * Bias or variance (scripts/bench/subpaths/seeds.mjs): the exact top 10 over several seeds. With no
+ * bias, z = (count − λ)/√λ has mean 0 and variance 1; the 5% target needs λ ≥ (2.807/0.05)² on each
+ * of the ten (all ten within 5% with probability 95%).
+ */
+function seedsTable(seeds) {
+  if (!seeds) return ['(not measured)'];
+  const need = (2.807 / 0.05) ** 2;
+  const out = head(['workload', 'seeds', 'f at the end', 'true top 10 in the top 20 (per seed)', 'largest error on the true top 10 (per seed: min, median, max)', 'z: mean (± s.e.), variance', 'bias of the estimates (mean over seeds; per subpath, min … max)', 'λ of the coldest of the 10', 'the 5% target needs f ≤ (or × the input at this f)']);
+  for (const s of Object.values(seeds)) {
+    const errs = s.runs.map((r) => r.maxError).sort((a, b) => a - b);
+    const found = s.runs.map((r) => r.found);
+    const rates = [...new Set(s.runs.map((r) => r.rate))];
+    const tp = Math.min(...s.rows.map((r) => r.tp ?? r.lambda * s.runs[0].rate));
+    const biases = s.rows.map((r) => r.bias);
+    out.push(row([
+      s.id,
+      s.seeds,
+      rates.map(int).join(', '),
+      `${Math.min(...found)}–${Math.max(...found)}`,
+      `${pct(errs[0], 1)}, ${pct(errs[Math.floor(errs.length / 2)], 1)}, ${pct(errs[errs.length - 1], 1)}`,
+      `${s.zMean.toFixed(2)} (± ${s.zMeanSe.toFixed(2)}), ${s.zVar.toFixed(2)}`,
+      `${pct(Math.min(...biases), 1)} … ${pct(Math.max(...biases), 1)}`,
+      Math.min(...s.rows.map((r) => r.lambda)).toFixed(1),
+      `${(tp / need).toFixed(1)} (${((need * s.runs[0].rate) / tp).toFixed(0)}×)`,
+    ]));
   }
   return out;
 }
@@ -201,7 +233,25 @@ export function writeSubpathsReport(results, path) {
     '',
     'The error of an estimate shrinks as 1/√(its sample count): the accuracy inputs are small (Table 4.1), so the default f = 1,000 leaves the tenth hottest subpath few samples. The same exact runs against `-Dkomorium.subpaths.interval=100 -Dkomorium.subpaths.memory=16384`:',
     '',
-    ...denseTable(wls),
+    ...otherTable(wls, 'dense'),
+    '',
+    '## Sampling every length from each start: `-Dkomorium.subpaths.lengths=all`, on the same inputs',
+    '',
+    'A sampled start yields its prefixes of 2, 4, … 32 blocks, each counted (P(length) = 1), instead of one length drawn with probability ∝ 1/length: a 32-block subpath gets 31 times the samples at the same f, a 2-block one 1.94 times, while the hot list fills faster (f may end higher). Default interval and memory:',
+    '',
+    ...otherTable(wls, 'all'),
+    '',
+    '## Bias or variance: the exact top 10 over several seeds',
+    '',
+    'scripts/bench/subpaths/seeds.mjs: one exact run of the accuracy input, then sampled runs of the same input with `-Dkomorium.seed=0…N−1` (seed 0 is the bench\'s). A subpath of length L and true count T sampled at final rate f has λ = T·P(L)/f expected samples; if every occurrence is in the sample independently with probability P(L)/f, as the sampler is built to do, its count is Poisson(λ), so z = (count − λ)/√λ over the true top 10 and the seeds has mean 0 (no bias) and variance 1 (no correlation), and the relative error of an estimate is about 1/√λ. The last column: λ ≥ (2.807/0.05)² = 3,152 on each of the ten keeps all ten within 5% with probability 95%, which takes f ≤ min T·P(L)/3,152, or at this f an input that many times longer.',
+    '',
+    'Default settings:',
+    '',
+    ...seedsTable(results.seeds?.default),
+    '',
+    'With `-Dkomorium.subpaths.lengths=all` (every length from each start), default interval and memory:',
+    '',
+    ...seedsTable(results.seeds?.all),
     '',
     '## Table 4.1: blocks and subpaths (exact runs)',
     '',

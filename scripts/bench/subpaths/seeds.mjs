@@ -10,7 +10,7 @@
 // Writes .cache/bench/subpaths-seeds-<tag>.json and prints a table per workload.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CACHE, WORKLOADS, driversDir } from '../workloads.mjs';
+import { CACHE, REPO, WORKLOADS, driversDir } from '../workloads.mjs';
 import { freshDir, log, parseOptions } from '../util.mjs';
 import { accuracySpec } from './inputs.mjs';
 import { distModules, instrument, runner, snapshot } from '../subpaths.mjs';
@@ -20,16 +20,20 @@ const HELP = `usage: node scripts/bench/subpaths/seeds.mjs [options]
   --seeds N         sampled runs per workload, seeds 0..N-1 (default 10; seed 0 is the bench's)
   --props a,b       extra system properties of the sampled runs, e.g. -Dkomorium.subpaths.interval=100
   --tag T           names the results file and the work folders (default: default)
-  --reuse-exact     keep the exact profile of an earlier run with the same workload (same jars' blocks)`;
+  --reuse-exact     keep the exact profile of an earlier run with the same workload (same jars' blocks)
+  --fold T1,T2 --as NAME   run nothing: put the results of tags T1, T2… into bench-subpaths.json
+                    as seeds.NAME, for BENCHMARKS-subpaths.md (then --report-only rewrites the page)`;
 
 function parseArgs(argv) {
-  return parseOptions(argv, HELP, { workloads: null, seeds: 10, props: [], tag: 'default', reuseExact: false }, {
+  return parseOptions(argv, HELP, { workloads: null, seeds: 10, props: [], tag: 'default', reuseExact: false, fold: null, as: null }, {
     flags: { '--reuse-exact': (o) => (o.reuseExact = true) },
     values: {
       '--workloads': (o, v) => (o.workloads = v.split(',')),
       '--seeds': (o, v) => (o.seeds = Number(v)),
       '--props': (o, v) => (o.props = v.split(',')),
       '--tag': (o, v) => (o.tag = v),
+      '--fold': (o, v) => (o.fold = v.split(',')),
+      '--as': (o, v) => (o.as = v),
     },
   });
 }
@@ -77,8 +81,20 @@ function print(s) {
   for (const r of s.rows) console.log([r.rank, r.length, r.truth, r.lambda.toFixed(1), `${pct(r.bias)}(±${pct(r.biasSe)})`, pct(r.sdPoisson), pct(r.rmsError), pct(r.maxError)].join(' '));
 }
 
+/** The results of several tags, by workload, as seeds.<name> of bench-subpaths.json. */
+function fold(tags, name) {
+  const path = join(REPO, 'bench-subpaths.json');
+  const results = JSON.parse(readFileSync(path, 'utf8'));
+  const into = (results.seeds ??= {})[name] ?? {};
+  for (const t of tags) Object.assign(into, JSON.parse(readFileSync(join(CACHE, `subpaths-seeds-${t}.json`), 'utf8')));
+  results.seeds[name] = into;
+  writeFileSync(path, JSON.stringify(results, null, 1) + '\n');
+  log(`seeds.${name}: ${Object.keys(into).join(', ')}`);
+}
+
 async function main() {
   const o = parseArgs(process.argv.slice(2));
+  if (o.fold) return fold(o.fold, o.as ?? o.fold[0]);
   snapshot(join(CACHE, `subpaths-seeds-${o.tag}.json`));
   const lib = await distModules();
   const drivers = driversDir();
