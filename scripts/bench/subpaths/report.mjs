@@ -59,13 +59,14 @@ function otherTable(wls, key) {
 function seedsTable(seeds) {
   if (!seeds) return ['(not measured)'];
   const need = (2.807 / 0.05) ** 2;
-  const out = head(['workload', 'seeds', 'f at the end', 'true top 10 in the top 20 (per seed)', 'largest error on the true top 10 (per seed: min, median, max)', 'z: mean (± s.e.), variance', 'bias of the estimates (mean over seeds; per subpath, min … max)', 'λ of the coldest of the 10', 'the 5% target needs f ≤ (or × the input at this f)']);
+  const out = head(['workload', 'seeds', 'f at the end', 'true top 10 in the top 20 (per seed)', 'largest error on the true top 10 (per seed: min, median, max)', 'z: mean (± s.e.), variance', 'bias: mean estimate / true count − 1, averaged over the 10 (± s.e.)', 'λ of the coldest of the 10', 'the 5% target needs f ≤ (or × the input at this f)']);
   for (const s of Object.values(seeds)) {
     const errs = s.runs.map((r) => r.maxError).sort((a, b) => a - b);
     const found = s.runs.map((r) => r.found);
     const rates = [...new Set(s.runs.map((r) => r.rate))];
     const tp = Math.min(...s.rows.map((r) => r.tp ?? r.lambda * s.runs[0].rate));
-    const biases = s.rows.map((r) => r.bias);
+    const bias = s.rows.reduce((a, r) => a + r.bias, 0) / s.rows.length;
+    const biasSe = Math.sqrt(s.rows.reduce((a, r) => a + r.biasSe ** 2, 0)) / s.rows.length;
     out.push(row([
       s.id,
       s.seeds,
@@ -73,7 +74,7 @@ function seedsTable(seeds) {
       `${Math.min(...found)}–${Math.max(...found)}`,
       `${pct(errs[0], 1)}, ${pct(errs[Math.floor(errs.length / 2)], 1)}, ${pct(errs[errs.length - 1], 1)}`,
       `${s.zMean.toFixed(2)} (± ${s.zMeanSe.toFixed(2)}), ${s.zVar.toFixed(2)}`,
-      `${pct(Math.min(...biases), 1)} … ${pct(Math.max(...biases), 1)}`,
+      `${bias >= 0 ? '+' : ''}${pct(bias, 1)} ± ${pct(biasSe, 1)}`,
       Math.min(...s.rows.map((r) => r.lambda)).toFixed(1),
       `${(tp / need).toFixed(1)} (${((need * s.runs[0].rate) / tp).toFixed(0)}×)`,
     ]));
@@ -85,7 +86,7 @@ function table41(wls) {
   const out = head(['workload', 'input of the exact run', 'basic blocks', 'subpaths (2..32 blocks)', 'distinct subpaths', 'exact run']);
   for (const w of wls.filter((x) => x.exact)) {
     const total = w.exact.lengths.reduce((n, l) => n + l.total, 0);
-    out.push(row([w.id, w.accuracyInput, int(w.exact.blocks), int(total), int(w.exact.ids?.exact), `${int(w.exactSeconds)} s`]));
+    out.push(row([w.id, w.accuracyInput, int(w.exact.blocks), int(total), int(w.exact.ids?.exact), w.exactReused ? `${int(w.exactSeconds)} s earlier; profile of seeds.mjs` : `${int(w.exactSeconds)} s`]));
   }
   return out;
 }
