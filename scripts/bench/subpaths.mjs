@@ -202,7 +202,7 @@ async function accuracy(wl, spec, run, lib, res, exactFrom) {
     s3: lib.chernoffBound(hottest[i].count, 0.8, 'two'),
     s4: lib.chernoffBound(hottest[i].count, 0.8, 'one'),
   }));
-  log(`${wl.id}: exact ${exact.blocks} blocks in ${res.exactSeconds.toFixed(0)} s; top 10 found ${top.trueTopFound}/10, coverage ${(top.coverage * 100).toFixed(0)}%`);
+  log(`${wl.id}: exact ${exact.blocks} blocks ${res.exactReused ? `from ${res.exactReused}` : `in ${res.exactSeconds.toFixed(0)} s`}; top 10 found ${top.trueTopFound}/10, coverage ${(top.coverage * 100).toFixed(0)}%`);
 }
 
 async function micro(lib) {
