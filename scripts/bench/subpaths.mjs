@@ -248,7 +248,7 @@ export async function runKindBench(argv) {
   const git = (a) => spawnSync('git', a, { cwd: REPO, encoding: 'utf8' }).stdout.trim();
   // Parts run separately (--skip, --workloads) update the results of earlier runs.
   const results = existsSync(o.json) ? JSON.parse(readFileSync(o.json, 'utf8')) : { workloads: {} };
-  const part = { startedAt: new Date().toISOString(), commit: git(['rev-parse', '--short', 'HEAD']), loadAtStart: loadavg(), skipped: [...o.skip], workloads: o.workloads };
+  const part = { startedAt: new Date().toISOString(), commit: git(['rev-parse', '--short', 'HEAD']), loadAtStart: loadavg(), skipped: [...o.skip], workloads: o.workloads, ...(o.exactFrom ? { exactFrom: o.exactFrom } : {}) };
   results.runs = [...(results.runs ?? []), part];
   Object.assign(results, { format: 'komorium-bench-subpaths/1', reps: o.skip.has('timing') ? results.reps : o.reps, jdk: spawnSync(javaBin('java'), ['-version'], { encoding: 'utf8' }).stderr.split('\n')[0] });
   const drivers = driversDir();
