@@ -8,7 +8,7 @@
 //
 //   node scripts/bench/subpaths/seeds.mjs --workloads xalan,jflex --seeds 10 [--props -Dx=y,...] [--tag T] [--reuse-exact]
 // Writes .cache/bench/subpaths-seeds-<tag>.json and prints a table per workload.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CACHE, REPO, WORKLOADS, driversDir } from '../workloads.mjs';
 import { freshDir, log, parseOptions } from '../util.mjs';
@@ -21,17 +21,19 @@ const HELP = `usage: node scripts/bench/subpaths/seeds.mjs [options]
   --props a,b       extra system properties of the sampled runs, e.g. -Dkomorium.subpaths.interval=100
   --tag T           names the results file and the work folders (default: default)
   --reuse-exact     keep the exact profile of an earlier run with the same workload (same jars' blocks)
+  --wait-exact S    with --reuse-exact: after the sampled runs, wait up to S seconds for another run's exact profile
   --fold T1,T2 --as NAME   run nothing: put the results of tags T1, T2… into bench-subpaths.json
                     as seeds.NAME, for BENCHMARKS-subpaths.md (then --report-only rewrites the page)`;
 
 function parseArgs(argv) {
-  return parseOptions(argv, HELP, { workloads: null, seeds: 10, props: [], tag: 'default', reuseExact: false, fold: null, as: null }, {
+  return parseOptions(argv, HELP, { workloads: null, seeds: 10, props: [], tag: 'default', reuseExact: false, waitExact: 0, fold: null, as: null }, {
     flags: { '--reuse-exact': (o) => (o.reuseExact = true) },
     values: {
       '--workloads': (o, v) => (o.workloads = v.split(',')),
       '--seeds': (o, v) => (o.seeds = Number(v)),
       '--props': (o, v) => (o.props = v.split(',')),
       '--tag': (o, v) => (o.tag = v),
+      '--wait-exact': (o, v) => (o.waitExact = Number(v)),
       '--fold': (o, v) => (o.fold = v.split(',')),
       '--as': (o, v) => (o.as = v),
     },
@@ -105,22 +107,28 @@ async function main() {
     const wdir = join(CACHE, 'work', `subpaths-seeds-${o.tag}-${wl.id}`);
     const jars = await instrument(acc.spec, freshDir(join(wdir, 'jars')));
     const run = runner(acc.spec, jars, wdir, drivers);
+    const samples = [];
+    for (let seed = 0; seed < o.seeds; seed++) {
+      const s = await run('sample', `s${seed}`, acc.spec, [`-Dkomorium.seed=${seed}`, ...o.props]);
+      if (!existsSync(s.profile)) throw new Error(`${wl.id}: the sampled run wrote no profile: ${s.r.stderr}`);
+      samples.push(lib.section(s.profile));
+    }
     const exactPath = join(CACHE, 'work', `subpaths-seeds-exact-${wl.id}.kprof`);
+    // Another run of this script may be making the exact profile (it takes 10–100 times a sampled run).
+    for (const until = Date.now() + o.waitExact * 1000; o.reuseExact && !existsSync(exactPath) && Date.now() < until; ) {
+      await new Promise((w) => setTimeout(w, 10_000));
+    }
     if (!(o.reuseExact && existsSync(exactPath))) {
       const t0 = Date.now();
       const e = await run('exact', 'a');
       // Some workloads exit non-zero by design (ecj reports errors in its input): a profile is what counts.
       if (!existsSync(e.profile)) throw new Error(`${wl.id}: the exact run wrote no profile: ${e.r.stderr}`);
-      writeFileSync(exactPath, readFileSync(e.profile));
+      writeFileSync(`${exactPath}.tmp`, readFileSync(e.profile));
+      renameSync(`${exactPath}.tmp`, exactPath);
       log(`${wl.id}: exact run ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     }
     const exact = lib.section(exactPath);
-    const runs = [];
-    for (let seed = 0; seed < o.seeds; seed++) {
-      const s = await run('sample', `s${seed}`, acc.spec, [`-Dkomorium.seed=${seed}`, ...o.props]);
-      if (!existsSync(s.profile)) throw new Error(`${wl.id}: the sampled run wrote no profile: ${s.r.stderr}`);
-      runs.push(against(lib, exact, lib.section(s.profile)));
-    }
+    const runs = samples.map((s) => against(lib, exact, s));
     results[wl.id] = { props: o.props, ...summarize(wl.id, runs) };
     print(results[wl.id]);
     writeFileSync(out, JSON.stringify(results, null, 1) + '\n');
