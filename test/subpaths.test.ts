@@ -137,6 +137,33 @@ describe('subpaths of a real computation', () => {
     expect(acc.stdout).toMatch(/the true top 10: 10 among the sampled top 20/);
   });
 
+  test('all lengths per start: each prefix of a sampled start is counted, estimates are count × f; a merge with one length per start is refused', async () => {
+    const exactOut = join(work, 'exact-all.kprof');
+    const sampleOut = join(work, 'sample-all.kprof');
+    const [e, s] = await Promise.all([
+      runJava({ cp: [jar], main: 'Main', args, jvmArgs: ['-Dkomorium.quiet', '-Dkomorium.subpaths.mode=exact', `-Dkomorium.out=${exactOut}`], timeoutMs: 300_000 }),
+      // At this rate one length per start misses 5% on this run (5.45% at seed 0); all lengths per start: 2.12%.
+      runJava({ cp: [jar], main: 'Main', args, jvmArgs: ['-Dkomorium.quiet', '-Dkomorium.subpaths.lengths=all', '-Dkomorium.subpaths.interval=200', `-Dkomorium.out=${sampleOut}`] }),
+    ]);
+    expect(s.stdout).toBe(e.stdout);
+    const exact = section(exactOut);
+    const sample = section(sampleOut);
+    expect(sample.perStart).toBe('all');
+    // Every sampled start yields one subpath of each length, so the lengths are sampled equally often.
+    const perLength = (n: number) => sample.subpaths.filter((p) => p.blocks.length === n).reduce((k, p) => k + p.count, 0);
+    expect(Math.abs(perLength(2) - perLength(32)) / perLength(2)).toBeLessThan(0.01);
+    const c = compareTop(exact, sample);
+    expect(c.trueTopFound).toBe(10);
+    for (const err of c.trueTopErrors) expect(err!).toBeLessThanOrEqual(0.05);
+    expect(c.coverage).toBeGreaterThanOrEqual(0.95);
+    const one = join(work, 'sample-one.kprof');
+    await runJava({ cp: [jar], main: 'Main', args: ['30000'], jvmArgs: ['-Dkomorium.quiet', '-Dkomorium.subpaths.interval=50', `-Dkomorium.out=${one}`] });
+    expect(section(one).perStart).toBe('one');
+    const refused = cli(['merge', sampleOut, one, '-o', join(work, 'mixed.kprof')]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/sampled one length\(s\) per start but that of .* all: their counts are not commensurable/);
+  });
+
   test('the sampled profile does not depend on the JIT', async () => {
     const outs = await Promise.all(
       [['-Xint'], ['-XX:TieredStopAtLevel=1'], []].map(async (flags, i) => {
@@ -247,6 +274,7 @@ describe('bad input', () => {
       ['komorium.subpaths.confidence', '1.0'],
       ['komorium.subpaths.exactLimit', 'many'],
       ['komorium.subpaths.exactTop', '0'],
+      ['komorium.subpaths.lengths', 'some'],
       ['komorium.dumpEvery', '-1'],
       ['komorium.dumpSignal', 'NOSUCH'],
     ];

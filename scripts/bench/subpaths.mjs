@@ -23,6 +23,8 @@ const HELP = `usage: node scripts/bench.mjs --kind subpaths [options]   (or --su
   --report-only       rewrite BENCHMARKS-subpaths.md from bench-subpaths.json
   --json PATH         results file (default bench-subpaths.json), e.g. for parts run at the same time
   --merge PATH        with --report-only: first fold the workloads and runs of PATH into the results
+  --exact-from DIR    accuracy: take the exact profile DIR/subpaths-seeds-exact-<workload>.kprof (written by
+                      scripts/bench/subpaths/seeds.mjs for the same jars and input) instead of an exact run
   --no-install        do not run scripts/install-bench-deps.sh first (taken by scripts/bench.mjs)`;
 
 const JSON_DEFAULT = join(REPO, 'bench-subpaths.json');
@@ -32,7 +34,7 @@ const EXACT_LIMIT = 8_000_000;
 const EXACT_HEAP = '-Xmx6g';
 
 function parseArgs(argv) {
-  const defaults = { reps: 5, workloads: null, skip: new Set(), reportOnly: false, json: JSON_DEFAULT, merge: [] };
+  const defaults = { reps: 5, workloads: null, skip: new Set(), reportOnly: false, json: JSON_DEFAULT, merge: [], exactFrom: null };
   const o = parseOptions(argv, HELP, defaults, {
     flags: {
       '--report-only': (o) => (o.reportOnly = true),
@@ -44,6 +46,7 @@ function parseArgs(argv) {
       '--skip': (o, v) => v.split(',').forEach((s) => o.skip.add(s)),
       '--json': (o, v) => (o.json = v),
       '--merge': (o, v) => o.merge.push(v),
+      '--exact-from': (o, v) => (o.exactFrom = v),
     },
   });
   if (!(o.reps >= 1)) throw new Error('--reps must be at least 1');
@@ -53,15 +56,15 @@ function parseArgs(argv) {
 let SNAPSHOT = join(CACHE, 'subpaths-snapshot');
 
 /** The build this run uses, copied at its start so that a rebuild meanwhile cannot mix two versions. */
-function snapshot(json) {
+export function snapshot(json) {
   SNAPSHOT = join(CACHE, `${basename(json, '.json')}-snapshot`);
   snapshotBuild(REPO, SNAPSHOT);
 }
 
-async function distModules() {
+export async function distModules() {
   const dist = (p) => import(pathToFileURL(join(SNAPSHOT, 'dist', p)).href);
-  const [read, doc, kinds, acc, est] = await Promise.all([
-    dist('profile/read.js'), dist('profile/document.js'), dist('kinds/index.js'), dist('kinds/subpaths/accuracy.js'), dist('kinds/subpaths/estimate.js'),
+  const [read, doc, kinds, acc, est, model] = await Promise.all([
+    dist('profile/read.js'), dist('profile/document.js'), dist('kinds/index.js'), dist('kinds/subpaths/accuracy.js'), dist('kinds/subpaths/estimate.js'), dist('kinds/subpaths/model.js'),
   ]);
   return {
     section(path) {
@@ -71,10 +74,13 @@ async function distModules() {
     },
     compareTop: acc.compareTop,
     chernoffBound: est.chernoffBound,
+    lengthProbability: est.lengthProbability,
+    byEstimate: model.byEstimate,
+    subpathKey: model.subpathKey,
   };
 }
 
-async function instrument(spec, dir) {
+export async function instrument(spec, dir) {
   freshDir(dir);
   const out = [];
   for (const jar of spec.instrument) {
@@ -88,22 +94,25 @@ async function instrument(spec, dir) {
   return out;
 }
 
-const CONFIGS = {
+export const CONFIGS = {
   base: null,
   sample: [],
   skip: ['-Dkomorium.subpaths.mode=skip'],
   exact: ['-Dkomorium.subpaths.mode=exact', `-Dkomorium.subpaths.exactLimit=${EXACT_LIMIT}`, EXACT_HEAP],
   // Ten times the samples of the default (and the memory they need): the accuracy bought by sampling more.
   dense: ['-Dkomorium.subpaths.interval=100', '-Dkomorium.subpaths.memory=16384'],
+  // Every length from each sampled start: up to 31 times the samples of a long subpath at the same f.
+  all: ['-Dkomorium.subpaths.lengths=all'],
 };
 
-function runner(spec, jars, wdir, drivers) {
+/** Runs configuration `cfg` (of CONFIGS) of the workload; `props` adds system properties (e.g. a seed). */
+export function runner(spec, jars, wdir, drivers) {
   const extra = spec.drivers ? [drivers] : [];
-  return async (cfg, tag, s = spec) => {
+  return async (cfg, tag, s = spec, props0 = []) => {
     const cwd = freshDir(join(wdir, 'run'));
     const cp = cfg === 'base' ? [...s.instrument, ...s.lib, ...extra] : [...jars.map((j) => j.jar), ...s.lib, ...extra];
     const out = join(wdir, `${cfg}-${tag}.kprof`);
-    const props = cfg === 'base' ? [] : ['-Dkomorium.quiet=true', `-Dkomorium.out=${out}`, ...CONFIGS[cfg]];
+    const props = cfg === 'base' ? [] : ['-Dkomorium.quiet=true', `-Dkomorium.out=${out}`, ...CONFIGS[cfg], ...props0];
     const r = await runProcess(javaBin('java'), [...props, '-cp', cp.join(':'), s.main, ...s.args], { cwd, timeFile: join(wdir, '.time'), timeoutMs: 4 * 3_600_000 });
     return { r, outcome: outcomeOf(r, cwd), profile: out };
   };
@@ -152,21 +161,32 @@ async function timing(wl, run, reps, lib, res) {
 }
 
 /** Sampled and exact profiles of the same (possibly smaller) input: Tables 4.1, 4.6, 4.8–4.10. */
-async function accuracy(wl, spec, run, lib, res) {
+async function accuracy(wl, spec, run, lib, res, exactFrom) {
   const acc = accuracySpec(wl.id, spec);
   res.accuracyInput = acc.note;
   const ref = (await run('base', 'a', acc.spec)).outcome;
   const s = await run('sample', 'a', acc.spec);
   const t0 = Date.now();
-  const e = await run('exact', 'a', acc.spec);
-  res.exactSeconds = (Date.now() - t0) / 1000;
+  // An exact run takes 10–100 times the sampled one: one made for seeds.mjs serves here too.
+  const reused = exactFrom && join(exactFrom, `subpaths-seeds-exact-${wl.id}.kprof`);
+  const e = reused && existsSync(reused) ? { profile: reused, outcome: ref } : await run('exact', 'a', acc.spec);
+  if (e.profile === reused) res.exactReused = relative(REPO, reused);
+  else {
+    delete res.exactReused;
+    res.exactSeconds = (Date.now() - t0) / 1000;
+  }
   const dense = await run('dense', 'a', acc.spec);
-  res.accuracyVerified = { sample: compareOutcome(ref, s.outcome), exact: compareOutcome(ref, e.outcome), dense: compareOutcome(ref, dense.outcome) };
+  const all = await run('all', 'a', acc.spec);
+  res.accuracyVerified = { sample: compareOutcome(ref, s.outcome), exact: compareOutcome(ref, e.outcome), dense: compareOutcome(ref, dense.outcome), all: compareOutcome(ref, all.outcome) };
   const sample = lib.section(s.profile);
   const exact = lib.section(e.profile);
-  const d = lib.section(dense.profile);
-  const dt = lib.compareTop(exact, d, 20, 10);
-  res.dense = { rate: d.rate, memory: d.memory, peakEntries: d.peakEntries, memoryBytes: d.memoryBytes, trueTopFound: dt.trueTopFound, trueTop: dt.trueTop, trueTopErrors: dt.trueTopErrors, coverage: dt.coverage };
+  const other = (profile) => {
+    const d = lib.section(profile);
+    const t = lib.compareTop(exact, d, 20, 10);
+    return { rate: d.rate, memory: d.memory, peakEntries: d.peakEntries, memoryBytes: d.memoryBytes, trueTopFound: t.trueTopFound, trueTop: t.trueTop, trueTopErrors: t.trueTopErrors, coverage: t.coverage };
+  };
+  res.dense = other(dense.profile);
+  res.all = other(all.profile);
   const { subpaths: _s, header: _h, ...sampleStats } = sample;
   const { subpaths: _e, header: _h2, ...exactStats } = exact;
   res.sample = { ...sampleStats, entries: sample.subpaths.length, sampledTotal: sample.subpaths.reduce((n, p) => n + p.count, 0) };
@@ -182,7 +202,7 @@ async function accuracy(wl, spec, run, lib, res) {
     s3: lib.chernoffBound(hottest[i].count, 0.8, 'two'),
     s4: lib.chernoffBound(hottest[i].count, 0.8, 'one'),
   }));
-  log(`${wl.id}: exact ${exact.blocks} blocks in ${res.exactSeconds.toFixed(0)} s; top 10 found ${top.trueTopFound}/10, coverage ${(top.coverage * 100).toFixed(0)}%`);
+  log(`${wl.id}: exact ${exact.blocks} blocks ${res.exactReused ? `from ${res.exactReused}` : `in ${res.exactSeconds.toFixed(0)} s`}; top 10 found ${top.trueTopFound}/10, coverage ${(top.coverage * 100).toFixed(0)}%`);
 }
 
 async function micro(lib) {
@@ -228,7 +248,7 @@ export async function runKindBench(argv) {
   const git = (a) => spawnSync('git', a, { cwd: REPO, encoding: 'utf8' }).stdout.trim();
   // Parts run separately (--skip, --workloads) update the results of earlier runs.
   const results = existsSync(o.json) ? JSON.parse(readFileSync(o.json, 'utf8')) : { workloads: {} };
-  const part = { startedAt: new Date().toISOString(), commit: git(['rev-parse', '--short', 'HEAD']), loadAtStart: loadavg(), skipped: [...o.skip], workloads: o.workloads };
+  const part = { startedAt: new Date().toISOString(), commit: git(['rev-parse', '--short', 'HEAD']), loadAtStart: loadavg(), skipped: [...o.skip], workloads: o.workloads, ...(o.exactFrom ? { exactFrom: o.exactFrom } : {}) };
   results.runs = [...(results.runs ?? []), part];
   Object.assign(results, { format: 'komorium-bench-subpaths/1', reps: o.skip.has('timing') ? results.reps : o.reps, jdk: spawnSync(javaBin('java'), ['-version'], { encoding: 'utf8' }).stderr.split('\n')[0] });
   const drivers = driversDir();
@@ -243,7 +263,7 @@ export async function runKindBench(argv) {
       res.instrumented = jars.map((j) => ({ jar: basename(j.jar), left: j.left, summary: j.summary }));
       const run = runner(spec, jars, wdir, drivers);
       if (!o.skip.has('timing')) await timing(wl, run, o.reps, lib, res);
-      if (!o.skip.has('accuracy')) await accuracy(wl, spec, run, lib, res);
+      if (!o.skip.has('accuracy')) await accuracy(wl, spec, run, lib, res, o.exactFrom);
       if (!o.skip.has('breakdown')) res.breakdown = await breakdown(spec, jars, wdir, o.reps, drivers);
     } catch (e) {
       log(`${wl.id}: FAILED: ${e.stack ?? e}`);

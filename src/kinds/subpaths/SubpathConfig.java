@@ -11,6 +11,7 @@ final class SubpathConfig {
     static final String MEMORY = "komorium.subpaths.memory";
     static final String INTERVAL = "komorium.subpaths.interval";
     static final String CONFIDENCE = "komorium.subpaths.confidence";
+    static final String LENGTHS = "komorium.subpaths.lengths";
     static final String EXACT_LIMIT = "komorium.subpaths.exactLimit";
     static final String EXACT_TOP = "komorium.subpaths.exactTop";
 
@@ -40,6 +41,23 @@ final class SubpathConfig {
             Config.refuse(MAX_LENGTH, String.valueOf(n), "a power of two from 2 to 1024");
         }
         return Integer.numberOfTrailingZeros(n);
+    }
+
+    /**
+     * What a sampled start yields: {@code one} subpath of a length drawn with probability
+     * proportional to 1/length (the thesis, §2.3.3; the default), or {@code all} lengths, the
+     * subpaths of 2, 4, … maxLength blocks that start there (true: P(length) = 1 for each).
+     */
+    static boolean allLengths() {
+        String v = Config.strictRaw(LENGTHS);
+        if (v == null || v.equals("one")) {
+            return false;
+        }
+        if (v.equals("all")) {
+            return true;
+        }
+        Config.refuse(LENGTHS, v, "one or all");
+        return false;
     }
 
     /** The hot list's bound in entries (distinct subpaths kept). */

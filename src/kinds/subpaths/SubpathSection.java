@@ -44,6 +44,7 @@ final class SubpathSection extends KindSection {
         } else {
             SubpathHotList.Snapshot h = SubpathHotList.snapshot();
             file.record("rate", h.rate);
+            file.record("perStart", Subpaths.ALL_LENGTHS ? "all" : "one");
             file.record("memory", h.limit);
             file.record("peakEntries", h.peakEntries);
             file.record("memoryBytes", h.peakBytes);

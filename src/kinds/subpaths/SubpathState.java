@@ -88,11 +88,17 @@ final class SubpathState {
         skip = set;
     }
 
-    /** Appends the block to every subpath being sampled and hands over those that are complete. */
+    /**
+     * Appends the block to every subpath being sampled and hands over those that are complete; with
+     * all lengths, each prefix of 2, 4, … blocks is handed over as it completes.
+     */
     private void feed(int site) {
         for (int i = 0; i < active; ) {
             paths[i][have[i]++] = site;
             if (have[i] < need[i]) {
+                if (Subpaths.ALL_LENGTHS && (have[i] & (have[i] - 1)) == 0) {
+                    SubpathHotList.add(paths[i], have[i], rates[i], this);
+                }
                 i++;
                 continue;
             }
@@ -122,7 +128,7 @@ final class SubpathState {
         }
         paths[active][0] = site;
         have[active] = 1;
-        need[active] = chooseLength();
+        need[active] = Subpaths.ALL_LENGTHS ? Subpaths.MAX_LENGTH : chooseLength();
         rates[active] = rate;
         active++;
     }

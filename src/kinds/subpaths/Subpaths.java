@@ -32,6 +32,8 @@ public final class Subpaths {
     static final int MAX_LENGTH = 1 << LOG_MAX;
     // Every setting is read now, in every mode, so that a bad value stops the program before it runs.
     static final String CONFIDENCE = SubpathConfig.confidence();
+    /** A sampled start yields every length (its prefixes of 2, 4, … blocks), not one drawn length. */
+    static final boolean ALL_LENGTHS = SubpathConfig.allLengths();
     static final int MEMORY = SubpathConfig.memory();
     static final int INTERVAL = SubpathConfig.interval();
     static final int EXACT_LIMIT = SubpathConfig.exactLimit();

@@ -5,17 +5,20 @@
  * (one-sided, σ2), with the sample count standing in for E x as in the thesis' Tables 4.8–4.10.
  */
 
-/** P(length): 2^n blocks with n = 1..N is chosen with probability 2^(N−n) / (2^N − 1). */
-export function lengthProbability(length: number, maxLength: number): number {
+/**
+ * P(length): with one length per sampled start, 2^n blocks with n = 1..N is chosen with probability
+ * 2^(N−n) / (2^N − 1); with all lengths per start, every length is taken (1).
+ */
+export function lengthProbability(length: number, maxLength: number, perStart: 'one' | 'all' = 'one'): number {
   const n = Math.log2(length);
   const big = Math.log2(maxLength);
   if (!Number.isInteger(n) || n < 1 || n > big) return 0;
-  return 2 ** (big - n) / (2 ** big - 1);
+  return perStart === 'all' ? 1 : 2 ** (big - n) / (2 ** big - 1);
 }
 
 /** The estimated number of occurrences of a subpath sampled `count` times at rate f. */
-export function estimatedCount(count: number, length: number, rate: number, maxLength: number): number {
-  return (count * rate) / lengthProbability(length, maxLength);
+export function estimatedCount(count: number, length: number, rate: number, maxLength: number, perStart: 'one' | 'all' = 'one'): number {
+  return (count * rate) / lengthProbability(length, maxLength, perStart);
 }
 
 /**

@@ -16,6 +16,12 @@ export function mergeSubpaths(sections: SubpathsSection[], names: string[]): Sub
         `merge: the subpaths section of ${names[i]} is ${s.mode} mode up to ${s.maxLength} blocks but that of ${names[0]} is ${first.mode} mode up to ${first.maxLength}: their counts are not commensurable`,
       );
     }
+    // A sample of all lengths per start counts each length up to 31 times as often as one of one length.
+    if ((s.perStart ?? 'one') !== (first.perStart ?? 'one')) {
+      throw new KomoriumError(
+        `merge: the subpaths section of ${names[i]} sampled ${s.perStart ?? 'one'} length(s) per start but that of ${names[0]} ${first.perStart ?? 'one'}: their counts are not commensurable`,
+      );
+    }
   });
   const rate = Math.max(...sections.map((s) => s.rate));
   const random = xorshift(0x9e3779b9);
@@ -42,6 +48,7 @@ export function mergeSubpaths(sections: SubpathsSection[], names: string[]): Sub
     blocks: total((s) => s.blocks)!,
     threads: total((s) => s.threads)!,
     rate,
+    ...(first.perStart ? { perStart: first.perStart } : {}),
     memory: most((s) => s.memory),
     peakEntries: most((s) => s.peakEntries),
     memoryBytes: most((s) => s.memoryBytes),

@@ -7,6 +7,7 @@ import type { SamplingHeader } from '../../framework/section-header.js';
 import { estimatedCount } from './estimate.js';
 
 export type SubpathMode = 'sample' | 'skip' | 'exact';
+export type PerStart = 'one' | 'all';
 
 export interface Subpath {
   /** Block sites, in execution order of the first occurrence seen. */
@@ -44,6 +45,11 @@ export interface SubpathsSection {
   threads: number;
   /** f at the end: one subpath start per f blocks (1 in exact mode). */
   rate: number;
+  /**
+   * Sample and skip modes: what a sampled start yields, `one` subpath of a length drawn with
+   * probability ∝ 1/length (the thesis; absent in older profiles) or `all` its lengths.
+   */
+  perStart?: PerStart;
   /** Sample mode: the hot list's bound and use. */
   memory?: number;
   peakEntries?: number;
@@ -76,7 +82,7 @@ export function subpathKey(blocks: readonly SiteEntry[]): string {
 
 /** The estimated occurrences in the run: the count itself in exact mode. */
 export function estimateOf(s: SubpathsSection, p: Subpath): number {
-  return s.mode === 'exact' ? p.count : estimatedCount(p.count, p.blocks.length, s.rate, s.maxLength);
+  return s.mode === 'exact' ? p.count : estimatedCount(p.count, p.blocks.length, s.rate, s.maxLength, s.perStart);
 }
 
 /** Subpaths hottest first by estimate, ties by key so that reports are stable. */

@@ -6,13 +6,13 @@ import type { RawRecord, SectionReader } from '../../profile/document.js';
 import type { TableIds } from '../../profile/write.js';
 import { HEADER_RECORDS, readSamplingHeader, samplingHeaderLines } from '../../framework/section-header.js';
 import type { SectionCodec } from '../kind.js';
-import type { IdStats, LengthStats, SubpathMode, SubpathsSection } from './model.js';
+import type { IdStats, LengthStats, PerStart, SubpathMode, SubpathsSection } from './model.js';
 import { mergeSubpaths } from './merge.js';
 import { reportSubpaths } from './report.js';
 import { subpathsAccuracy } from './accuracy.js';
 import { subpathsHtml } from './html.js';
 
-const RECORDS = ['mode', 'maxLength', 'confidence', 'blocks', 'threads', 'rate', 'memory', 'peakEntries', 'memoryBytes', 'resamples', 'exactLimit', 'length', 'ids', 'subpath'];
+const RECORDS = ['mode', 'maxLength', 'confidence', 'blocks', 'threads', 'rate', 'perStart', 'memory', 'peakEntries', 'memoryBytes', 'resamples', 'exactLimit', 'length', 'ids', 'subpath'];
 const MODES: readonly SubpathMode[] = ['sample', 'skip', 'exact'];
 
 function optionalInt(r: SectionReader, name: string, min = 0): number | undefined {
@@ -30,6 +30,7 @@ function readSettings(r: SectionReader): Omit<SubpathsSection, 'header' | 'subpa
   const confidence = r.str(confRec, 1, 'confidence');
   if (!/^0\.[0-9]+$/.test(confidence) || Number(confidence) <= 0) r.fail(`confidence "${confidence}" is not a number strictly between 0 and 1`, confRec.line);
   return {
+    ...readPerStart(r),
     mode,
     maxLength,
     confidence,
@@ -42,6 +43,15 @@ function readSettings(r: SectionReader): Omit<SubpathsSection, 'header' | 'subpa
     resamples: optionalInt(r, 'resamples'),
     exactLimit: optionalInt(r, 'exactLimit', 1),
   };
+}
+
+/** `perStart one|all`: absent in profiles written before it existed (one length per start). */
+function readPerStart(r: SectionReader): { perStart?: PerStart } {
+  if (!r.section.records.some((x) => x.fields[0] === 'perStart')) return {};
+  const rec = r.scalar('perStart');
+  const v = r.str(rec, 1, 'perStart');
+  if (v !== 'one' && v !== 'all') r.fail(`perStart "${v}" is not one or all`, rec.line);
+  return { perStart: v as PerStart };
 }
 
 function readLengths(r: SectionReader): LengthStats[] | undefined {
@@ -90,6 +100,7 @@ export const subpathsSection: SectionCodec<SubpathsSection> = {
       `blocks\t${s.blocks}`,
       `threads\t${s.threads}`,
       `rate\t${s.rate}`,
+      ...(s.perStart ? [`perStart\t${s.perStart}`] : []),
       ...opt('exactLimit', s.exactLimit),
       ...(s.lengths ?? []).map((l) => `length\t${l.length}\t${l.total}\t${l.distinct}\t${l.overflow}`),
       ...(s.ids ? [`ids\t${s.ids.ordered}\t${s.ids.exact}\t${s.ids.hash64}\t${s.ids.xor}`] : []),
