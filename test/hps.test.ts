@@ -11,6 +11,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { jarDir, javac, repoRoot, runJava, runtimeJarPath, tmpDir } from './support/java.js';
+import { readZipEntry } from './support/corpus.js';
 import { cli, instrument } from './support/komorium.js';
 import { describeVerify, verifyJar } from './support/verify.js';
 import { loadFixtures } from './support/fixtures.js';
@@ -150,6 +151,22 @@ describe('the software counters (seed 001 Figure 4)', () => {
         expect(data(out), `${name} S=${s} L=${l}`).toBe(outs[`${s}-${l}`]);
       }
     }
+  });
+
+  test('the slow path of a check, Burst.take(), stays too big for C2 to inline; tick() small enough', () => {
+    // HotSpot's defaults: a callee of at most MaxInlineSize bytes of bytecode is inlined wherever
+    // it ran, a hot one of at most FreqInlineSize bytes too. A check whose counter ran out while its
+    // method was profiled holds a call of take(), which must stay one call (issue 20's lesson,
+    // BENCHMARKS-hps.md "Where the basic overhead goes"); tick(), the timer mechanisms' armed
+    // check, is meant to be inlined.
+    const [MAX_INLINE_SIZE, FREQ_INLINE_SIZE] = [35, 325];
+    const burst = ClassFile.parse(readZipEntry(runtimeJarPath, 'komorium/runtime/Burst.class')!, 'Burst.class');
+    const length = (name: string) => {
+      const b = burst.methods.find((m) => m.name === name && m.desc === '()Z')!.attributes.find((a) => a.name === 'Code')!.info;
+      return ((b[4]! << 24) | (b[5]! << 16) | (b[6]! << 8) | b[7]!) >>> 0;
+    };
+    expect(length('take')).toBeGreaterThan(FREQ_INLINE_SIZE);
+    expect(length('tick')).toBeLessThanOrEqual(MAX_INLINE_SIZE);
   });
 
   test('at 1 in 100, hot-methods and call-pairs keep 90% of the exhaustive profile (diff --accuracy --cutoff 90)', async () => {

@@ -51,6 +51,8 @@ const HELP = `usage: node scripts/bench/hps.mjs [options]   (or npm run bench --
   --parts a,b        mechanisms, layout, kinds, grid (default mechanisms, kinds, grid)
   --workloads a,b    subset of ${WORKLOADS.map((w) => w.id).join(', ')}
   --reps N           timed repetitions (default 3)
+  --mechanisms a,b   the mechanisms part's mechanisms (default ${MECHANISMS.join(',')}; indy's switching
+                     runs take minutes to hours of a loaded machine per workload)
   --winner M         the mechanism the kinds and grid parts use beside the counters (default: the one
                      with the lowest geometric-mean basic overhead whose accuracy at 1/1000 is within
                      2 points of the counters', from the mechanisms part of the JSON; else flag)
@@ -66,6 +68,7 @@ function parseArgs(argv) {
     workloads: null,
     reps: 3,
     winner: null,
+    mechanisms: MECHANISMS,
     lengths: LENGTHS,
     freqs: FREQUENCIES,
     reportOnly: false,
@@ -79,6 +82,7 @@ function parseArgs(argv) {
       '--workloads': (o, v) => (o.workloads = v.split(',')),
       '--reps': (o, v) => (o.reps = Number(v)),
       '--winner': (o, v) => (o.winner = v),
+      '--mechanisms': (o, v) => (o.mechanisms = v.split(',')),
       '--lengths': (o, v) => (o.lengths = v.split(',').map(Number)),
       '--freqs': (o, v) => (o.freqs = v.split(',').map(Number)),
       '--ds-every': (o, v) => (o.dsEvery = Number(v)),
@@ -88,6 +92,7 @@ function parseArgs(argv) {
   });
   if (o.dsEvery !== undefined && !(Number.isInteger(o.dsEvery) && o.dsEvery >= 1)) throw new Error('--ds-every must be a whole number, at least 1');
   if (!(o.reps >= 1)) throw new Error('--reps must be at least 1');
+  if (!o.mechanisms.every((m) => MECHANISMS.includes(m))) throw new Error(`--mechanisms must be among ${MECHANISMS.join(', ')}`);
   if (o.winner && !MECHANISMS.includes(o.winner)) throw new Error(`--winner must be one of ${MECHANISMS.join(', ')}`);
   return o;
 }
@@ -186,16 +191,18 @@ function configsFor(opts, winner, wl) {
     // Switching indy costs several times the program's time: its single verification run tells
     // that apart from the others (single ratio), without timed rounds.
     const timed = (m) => m !== 'indy';
-    for (const m of MECHANISMS) {
+    for (const m of opts.mechanisms) {
       add({ id: `${kind}/${m}/basic`, kind, variant: m, props: burstProps({ never: true }), timed: timed(m), role: 'basic' });
       if (m !== 'counter') add({ id: `${kind}/${m}/never-armed`, kind, variant: m, props: burstProps({ never: true, neverArmed: true }), timed: true, role: 'never-armed' });
       add({ id: `${kind}/${m}/total`, kind, variant: m, props: burstProps(t), timed: timed(m), role: 'total', f: t.f, l: t.l });
     }
-    add({ id: `${kind}/indy/basic-period-100`, kind, variant: 'indy', props: burstProps({ never: true, period: 100 }), timed: false, role: 'switching' });
+    if (opts.mechanisms.includes('indy')) add({ id: `${kind}/indy/basic-period-100`, kind, variant: 'indy', props: burstProps({ never: true, period: 100 }), timed: false, role: 'switching' });
     // The flag armed half the time: what more armed time buys in accuracy and costs in counting.
-    const half = ['-Dkomorium.burst.awake=5', '-Dkomorium.burst.period=10'];
-    add({ id: `${kind}/flag/basic-awake-5`, kind, variant: 'flag', props: [...burstProps({ never: true }), ...half], timed: true, role: 'duty' });
-    add({ id: `${kind}/flag/total-awake-5`, kind, variant: 'flag', props: [...burstProps(t), ...half], timed: true, role: 'duty', f: t.f, l: t.l });
+    if (opts.mechanisms.includes('flag')) {
+      const half = ['-Dkomorium.burst.awake=5', '-Dkomorium.burst.period=10'];
+      add({ id: `${kind}/flag/basic-awake-5`, kind, variant: 'flag', props: [...burstProps({ never: true }), ...half], timed: true, role: 'duty' });
+      add({ id: `${kind}/flag/total-awake-5`, kind, variant: 'flag', props: [...burstProps(t), ...half], timed: true, role: 'duty', f: t.f, l: t.l });
+    }
   }
   if (opts.parts.has('layout')) {
     // The same checks and probes without a second copy of the code: what duplication costs the JIT.
@@ -375,7 +382,7 @@ export async function runKindBench(argv) {
   // Parts run before keep their results: a run of one part adds to the JSON.
   const results = previous?.format === 'komorium-bench-hps/1' ? previous : { format: 'komorium-bench-hps/1', workloads: {} };
   results.runs ??= [];
-  const runInfo = { startedAt: new Date().toISOString(), commit, parts: [...opts.parts], reps: opts.reps, winner, load: loadavg(), workloads: [] };
+  const runInfo = { startedAt: new Date().toISOString(), commit, parts: [...opts.parts], reps: opts.reps, mechanisms: opts.mechanisms, dsEvery: opts.dsEvery ?? null, winner, load: loadavg(), workloads: [] };
   results.runs.push(runInfo);
   results.winner = winner;
   results.machine = { nproc: Number(spawnSync('nproc', [], { encoding: 'utf8' }).stdout.trim()), jdk: spawnSync(javaBin('java'), ['-version'], { encoding: 'utf8' }).stderr.trim().split('\n')[0] };

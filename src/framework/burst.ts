@@ -21,6 +21,7 @@ import type { ConstantPool } from '../classfile/constant-pool.js';
 import type { Label, Node } from '../bytecode/ir.js';
 import { OP } from '../bytecode/opcodes.js';
 import { field, invoke, op } from '../bytecode/emit.js';
+import { experiment } from '../experiments.js';
 
 export const BURST_MECHANISMS = ['counter', 'flag', 'volatile', 'indy'] as const;
 export type BurstMechanism = (typeof BURST_MECHANISMS)[number];
@@ -30,6 +31,11 @@ export const BURST_TRIGGERS: readonly BurstTrigger[] = BURST_MECHANISMS.map((m) 
 export const DEFAULT_BURST_TRIGGER: BurstTrigger = 'burst-counter';
 
 const BURST = 'komorium/runtime/Burst';
+/**
+ * Experiment switch (BENCHMARKS-hps.md): the counter's check as a call of Burst.tick(), 6 bytes of
+ * bytecode instead of 18, which C1 and C2 inline (it is under MaxInlineSize) and the interpreter calls.
+ */
+const CALL_FORM = experiment('KOMORIUM_CHECK_FORM') === 'call';
 const FLAG = 'komorium/runtime/BurstFlag';
 const VOLATILE = 'komorium/runtime/BurstVolatile';
 const INDY = 'komorium/runtime/BurstIndy';
@@ -110,6 +116,7 @@ function mechanismOf(t: BurstTrigger): BurstMechanism {
  */
 export function burstCheck(cp: ConstantPool, t: BurstTrigger, sample: Label, cont: Label, jump: boolean): Node[] {
   const m = mechanismOf(t);
+  if (m === 'counter' && CALL_FORM) return [invoke(cp, OP.INVOKESTATIC, BURST, 'tick', '()Z'), { op: OP.IFNE, target: sample }, ...(jump ? [{ op: OP.GOTO, target: cont }] : [])];
   const slow = [invoke(cp, OP.INVOKESTATIC, BURST, m === 'counter' ? 'take' : 'tick', '()Z'), { op: OP.IFNE, target: sample }];
   const head: Node[] = m === 'counter' ? [...decrement(cp), { op: OP.IFGT, target: cont }] : [armed(cp, m), { op: OP.IFEQ, target: cont }];
   return [...head, ...slow, ...(jump ? [{ op: OP.GOTO, target: cont }] : [])];
