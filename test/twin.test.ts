@@ -13,11 +13,11 @@ import { ClassFile } from '../src/classfile/classfile.js';
 import { readCode } from '../src/bytecode/code-reader.js';
 import { isLabel, type Insn } from '../src/bytecode/ir.js';
 import { OP } from '../src/bytecode/opcodes.js';
-import { javac, repoRoot, runJava, tmpDir } from './support/java.js';
+import { javac, repoRoot, runJava, runtimeJar, tmpDir } from './support/java.js';
 import { codeLength } from '../src/bytecode/code-writer.js';
 import { FREQ_INLINE_SIZE } from '../src/framework/layout/twin.js';
 import { cli } from './support/komorium.js';
-import { debianClasspathFor, debianJar } from './support/corpus.js';
+import { debianClasspathFor, debianJar, readZipEntry } from './support/corpus.js';
 import { describeVerify, verifyJar } from './support/verify.js';
 
 const SAMPLES = ['fig4', 'callbacks'];
@@ -136,5 +136,11 @@ describe('what C2 can inline of a sample', () => {
     const run = await runJava({ cp: [out], main: 'Main', jvmArgs: ['-Xverify:all', '-Dkomorium.interval=3', `-Dkomorium.out=${join(work, 'p.kprof')}`, '-Dkomorium.quiet'] });
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe(expected);
+  });
+
+  test('the handlers of call-edges and field-access are longer than FreqInlineSize', () => {
+    const cls = (name: string) => ClassFile.parse(readZipEntry(runtimeJar(), `komorium/runtime/${name}.class`)!, `${name}.class`);
+    expect(length(cls('FieldAccess'), 'access', '(I)V')).toBeGreaterThan(FREQ_INLINE_SIZE);
+    expect(length(cls('CallEdges'), 'edge', '(Ljava/lang/Object;I)V')).toBeGreaterThan(FREQ_INLINE_SIZE);
   });
 });
