@@ -34,22 +34,10 @@ public final class Sampler {
     /**
      * The slow path of a check that took the counter to zero or below: resets it and starts a
      * sample. Returns whether to sample; always true today (a stopped profile would say false).
-     * A call, never inlined (its length is kept above FreqInlineSize, see {@link OutOfLine}): C2
-     * compiles the slow path of every check that fired while its method was profiled, and with
-     * this method and next() inlined into each (1,758 times in Sunflow's C2 code at interval
-     * 1,000), they took a third of the bytecode C2 inlined.
      */
     public static boolean take() {
         counter = next();
         samples++;
-        if (OutOfLine.NEVER) {
-            OutOfLine.padding = new int[] {
-                0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-                16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
-                32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
-                48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63
-            };
-        }
         return true;
     }
 
