@@ -4,7 +4,7 @@
  * holds the whole full-dup layout of the method, entered at the point the check sampled from, and
  * returns the method's result. HotSpot then compiles the method as it was plus its checks: the
  * copy, its probes and their handlers live in the twin, which is compiled only if samples make it
- * hot. (Inside one method, every sample that reached compiled code had the copy compiled too:
+ * hot, and which is too long for C2 to inline back into the check's slow path (encodeTwin). (Inside one method, every sample that reached compiled code had the copy compiled too:
  * Rhino's compiled code grew from 4.1 to 6.6 MB and its JIT time doubled; BENCHMARKS.md.)
  *
  *   m:    entry check ─fire─▶ r = twin(args, 0, P, R) ─▶ resume
