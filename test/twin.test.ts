@@ -13,9 +13,11 @@ import { ClassFile } from '../src/classfile/classfile.js';
 import { readCode } from '../src/bytecode/code-reader.js';
 import { isLabel, type Insn } from '../src/bytecode/ir.js';
 import { OP } from '../src/bytecode/opcodes.js';
-import { javac, repoRoot, runJava, tmpDir } from './support/java.js';
+import { javac, repoRoot, runJava, runtimeJar, tmpDir } from './support/java.js';
+import { codeLength } from '../src/bytecode/code-writer.js';
+import { FREQ_INLINE_SIZE } from '../src/framework/layout/twin.js';
 import { cli } from './support/komorium.js';
-import { debianClasspathFor, debianJar } from './support/corpus.js';
+import { debianClasspathFor, debianJar, readZipEntry } from './support/corpus.js';
 import { describeVerify, verifyJar } from './support/verify.js';
 
 const SAMPLES = ['fig4', 'callbacks'];
@@ -103,5 +105,42 @@ describe('a loop head with values on the operand stack', () => {
     const v = verifyJar(out, lib);
     expect(v.verifyErrors, describeVerify(v)).toEqual([]);
     expect(v.verified).toBe(v.classes);
+  });
+});
+
+describe('what C2 can inline of a sample', () => {
+  // A check that fired while its method was profiled has its call of the twin compiled in; C2
+  // inlines a hot callee of at most FreqInlineSize bytes, and twins and handlers inlined there
+  // took the budget of the program's own callees (BENCHMARKS-framework.md).
+  const length = (cf: ClassFile, name: string, desc?: string): number => {
+    const m = cf.methods.find((x) => x.name === name && (desc === undefined || x.desc === desc));
+    if (!m) throw new Error(`${cf.thisClass} has no ${name}${desc ?? ''}`);
+    return codeLength(m.attributes.find((a) => a.name === 'Code')!);
+  };
+
+  test('every twin is longer than FreqInlineSize, and the program runs as it did', async () => {
+    const work = tmpDir('komorium-twin-size-');
+    const classes = join(work, 'classes');
+    javac(join(repoRoot, 'samples', 'fig4'), classes);
+    const out = join(work, 'out');
+    const r = cli(['instrument', classes, '-o', out, '-q', '--no-cache', '--profile', 'call-edges,field-access', '--layout', 'full-dup']);
+    expect(r.code, r.stderr).toBe(0);
+    const sizes: number[] = [];
+    for (const f of readdirSync(out).filter((x) => x.endsWith('.class'))) {
+      const cf = ClassFile.parse(readFileSync(join(out, f)), f);
+      for (const m of cf.methods.filter((x) => x.name.endsWith('$sample$komorium'))) sizes.push(length(cf, m.name, m.desc));
+    }
+    expect(sizes.length).toBeGreaterThan(0);
+    for (const n of sizes) expect(n).toBeGreaterThan(FREQ_INLINE_SIZE);
+    const expected = readFileSync(join(repoRoot, 'samples', 'fig4', 'expected-output.txt'), 'utf8');
+    const run = await runJava({ cp: [out], main: 'Main', jvmArgs: ['-Xverify:all', '-Dkomorium.interval=3', `-Dkomorium.out=${join(work, 'p.kprof')}`, '-Dkomorium.quiet'] });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe(expected);
+  });
+
+  test('the handlers of call-edges and field-access are longer than FreqInlineSize', () => {
+    const cls = (name: string) => ClassFile.parse(readZipEntry(runtimeJar(), `komorium/runtime/${name}.class`)!, `${name}.class`);
+    expect(length(cls('FieldAccess'), 'access', '(I)V')).toBeGreaterThan(FREQ_INLINE_SIZE);
+    expect(length(cls('CallEdges'), 'edge', '(Ljava/lang/Object;I)V')).toBeGreaterThan(FREQ_INLINE_SIZE);
   });
 });

@@ -77,6 +77,12 @@ export function writeCode(cf: ClassFile, method: MemberInfo, code: MethodCode, o
   }
 }
 
+/** The code_length of an encoded Code attribute (after max_stack and max_locals). */
+export function codeLength(attr: RawAttribute): number {
+  const b = attr.info;
+  return b.length >= 8 ? ((b[4]! << 24) | (b[5]! << 16) | (b[6]! << 8) | b[7]!) >>> 0 : 0;
+}
+
 /**
  * The scratch buffer of the last finished Encoder. An Encoder takes it (so a nested one, from a
  * frameAt hook, allocates its own) and gives it back when done.

@@ -9,7 +9,7 @@ import { ClassFile } from '../classfile/classfile.js';
 import { ACC, type MemberInfo, type RawAttribute } from '../classfile/model.js';
 import { javaName } from '../classfile/names.js';
 import { readCode } from '../bytecode/code-reader.js';
-import { writeCode } from '../bytecode/code-writer.js';
+import { codeLength, writeCode } from '../bytecode/code-writer.js';
 import type { MethodCode } from '../bytecode/ir.js';
 import { buildCfg } from '../analysis/cfg.js';
 import { encoderFrames } from '../analysis/frames.js';
@@ -26,7 +26,7 @@ import { FrameSource, LayoutRefused, type LayoutName } from './layout/context.js
 import { fullDuplication } from './layout/duplicate.js';
 import { partialDuplication } from './layout/partial.js';
 import { guardedLayout } from './layout/guarded.js';
-import { canHaveTwin, checksCallingTwin, transferPoints, twinBody, twinOf } from './layout/twin.js';
+import { canHaveTwin, checksCallingTwin, encodeTwin, transferPoints, twinBody, twinOf } from './layout/twin.js';
 import { registrationCode } from './registration.js';
 import { isBurstTrigger, prepareClass } from './burst.js';
 import { experiment } from '../experiments.js';
@@ -203,7 +203,7 @@ function layOut(
         probes = ctx.probes.count;
       }
       const encoded = writeCode(cf, m, laid, { frameAt: encoderFrames(cf, m, laid) });
-      if (twin) twin.member.attributes = [writeCode(cf, twin.member, twin.code, { frameAt: encoderFrames(cf, twin.member, twin.code) })];
+      if (twin) twin.member.attributes = [encodeTwin(cf, twin.member, twin.code)];
       const size = codeLength(encoded);
       if (m.name === '<clinit>' || size <= limit) {
         // Exhaustive past HugeMethodLimit after all (no twin fits) is no other layout: the method runs interpreted, as it always did.
@@ -302,11 +302,6 @@ function layoutOf(layout: LayoutName) {
     case 'exhaustive':
       return (ctx: Parameters<typeof fullDuplication>[0]) => guardedLayout(ctx, false);
   }
-}
-
-function codeLength(attr: RawAttribute): number {
-  const b = attr.info;
-  return b.length >= 8 ? ((b[4]! << 24) | (b[5]! << 16) | (b[6]! << 8) | b[7]!) >>> 0 : 0;
 }
 
 function replaceCode(m: MemberInfo, code: RawAttribute): void {

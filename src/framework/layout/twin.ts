@@ -4,7 +4,7 @@
  * holds the whole full-dup layout of the method, entered at the point the check sampled from, and
  * returns the method's result. HotSpot then compiles the method as it was plus its checks: the
  * copy, its probes and their handlers live in the twin, which is compiled only if samples make it
- * hot. (Inside one method, every sample that reached compiled code had the copy compiled too:
+ * hot, and which is too long for C2 to inline back into the check's slow path (encodeTwin). (Inside one method, every sample that reached compiled code had the copy compiled too:
  * Rhino's compiled code grew from 4.1 to 6.6 MB and its JIT time doubled; BENCHMARKS.md.)
  *
  *   m:    entry check ─fire─▶ r = twin(args, 0, P, R) ─▶ resume
@@ -27,9 +27,11 @@
  */
 import type { ClassFile } from '../../classfile/classfile.js';
 import type { ConstantPool } from '../../classfile/constant-pool.js';
-import { ACC, type MemberInfo } from '../../classfile/model.js';
+import { ACC, type MemberInfo, type RawAttribute } from '../../classfile/model.js';
 import { parseMethodDescriptor } from '../../classfile/descriptor.js';
-import { Label, type Frame, type Insn, type MethodCode, type Node, type VType } from '../../bytecode/ir.js';
+import { Label, isLabel, type Frame, type Insn, type MethodCode, type Node, type VType } from '../../bytecode/ir.js';
+import { codeLength, writeCode } from '../../bytecode/code-writer.js';
+import { encoderFrames } from '../../analysis/frames.js';
 import { OP } from '../../bytecode/opcodes.js';
 import { classNameOfVType, vtypeOfField } from '../../bytecode/vtypes.js';
 import { blockLabel, lastInsn } from '../../analysis/cfg.js';
@@ -294,6 +296,33 @@ export function twinBody(ctx: LayoutContext, method: MemberInfo, points: readonl
     return l;
   };
   return fullDuplication(ctx, dispatch, STAY ? undefined : handBack);
+}
+
+/**
+ * HotSpot's FreqInlineSize: C2 inlines a callee of at most this many bytes of bytecode at a call
+ * site it counts as hot (325 on every JVM 8+ on x86_64 and aarch64).
+ */
+export const FREQ_INLINE_SIZE = 325;
+
+/**
+ * The twin's Code attribute, at least FREQ_INLINE_SIZE + 1 bytes long. A check that fired while
+ * its method was profiled gets its call of the twin compiled in, and C2 inlined every twin of up
+ * to 325 bytes into it, with the twin's probes and their handlers: the code that runs once per
+ * interval then sat in every compiled copy of the method, and spent C2's inlining budget
+ * (DesiredMethodLimit, NodeCountInliningCutoff) that the method's own callees had used before
+ * (BENCHMARKS-framework.md, "Where the cost of sampling went"). A shorter twin gets more entries in
+ * its dispatch switch, all going where entry 0 goes: bytes, no instruction that runs.
+ */
+export function encodeTwin(cf: ClassFile, member: MemberInfo, code: MethodCode): RawAttribute {
+  const encode = () => writeCode(cf, member, code, { frameAt: encoderFrames(cf, member, code) });
+  let attr = encode();
+  const dispatch = code.nodes.find((n): n is Insn => !isLabel(n) && n.op === OP.TABLESWITCH)!;
+  while (codeLength(attr) <= FREQ_INLINE_SIZE) {
+    const missing = FREQ_INLINE_SIZE + 1 - codeLength(attr);
+    dispatch.targets!.push(...Array<Label>(Math.ceil(missing / 4)).fill(dispatch.dflt!));
+    attr = encode();
+  }
+  return attr;
 }
 
 /** Stores the locals carried at `p` into the arrays in slots `at` (long[]) and `at + 1` (Object[]). */

@@ -8,7 +8,7 @@
 import type { ClassFile } from '../../classfile/classfile.js';
 import { ACC, type MemberInfo, type RawAttribute } from '../../classfile/model.js';
 import { readCode } from '../../bytecode/code-reader.js';
-import { writeCode } from '../../bytecode/code-writer.js';
+import { codeLength, writeCode } from '../../bytecode/code-writer.js';
 import type { MethodCode } from '../../bytecode/ir.js';
 import { OP, isInvoke } from '../../bytecode/opcodes.js';
 import { firstLine, lineOfEachInsn } from '../../framework/sites.js';
@@ -119,11 +119,6 @@ export function emptyReport(className: string, methods: number): ClassReport {
 
 /** HotSpot's HugeMethodLimit: with DontCompileHugeMethods (the default) longer methods stay interpreted. */
 export const HUGE_METHOD_LIMIT = 8000;
-
-function codeLength(attr: RawAttribute): number {
-  const b = attr.info;
-  return b.length >= 8 ? ((b[4] << 24) | (b[5] << 16) | (b[6] << 8) | b[7]) >>> 0 : 0;
-}
 
 export interface ClassResult {
   bytes: Uint8Array;
