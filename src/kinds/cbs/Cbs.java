@@ -172,7 +172,7 @@ public final class Cbs {
      * of 24 bytes, due(), the callee lookup and the recording (its ThreadLocal and hash table) went
      * into every such site (JFlex's IntCharSet.and grew from 5.6 to 43 KB of compiled code, Rhino's
      * C2 CPU time from 1.3 to 4.5 s: BENCHMARKS-cbs.md). Each handler above is a decrement, a
-     * branch and a call of this method, which the block under NEVER keeps above that size
+     * branch and a call of this method, which the block under {@link OutOfLine#NEVER} keeps above that size
      * (test/cbs.test.ts checks both). The decrement stays inline: with a counting trigger, whose
      * flag is always up, a call of this method at every call cost JFlex 20% more CPU time.
      */
@@ -188,8 +188,8 @@ public final class Cbs {
                 CbsCallers.fromSlot(site, THREAD_SITE.get()[0], "entry-thread");
             }
         }
-        if (NEVER) {
-            padding = new int[] {
+        if (OutOfLine.NEVER) {
+            OutOfLine.padding = new int[] {
                 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
                 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
                 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
@@ -197,11 +197,6 @@ public final class Cbs {
             };
         }
     }
-
-    /** False, but not a constant to javac: the block it guards in reached() is bytecode that never runs (C2, to which a static final is a constant, drops it). */
-    private static final boolean NEVER = Cbs.class.getName().isEmpty();
-    /** Never written (NEVER is false). */
-    private static int[] padding;
 
     /** The call site about to invoke, for {@link #entryAfterSite} (racy between threads: measured, not exact). */
     public static int lastSite = -1;

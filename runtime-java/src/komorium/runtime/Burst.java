@@ -67,11 +67,11 @@ public final class Burst {
      * <p>Kept out of line: a check whose counter ran out while its method was profiled gets this
      * call compiled in, and C2 inlines a hot callee of up to FreqInlineSize (325) bytes of bytecode
      * into every such check (the lesson of issue 20, BENCHMARKS-cbs.md). The block under
-     * {@link #NEVER} keeps this method above that size; test/hps.test.ts checks it.
+     * {@link OutOfLine#NEVER} keeps this method above that size; test/hps.test.ts checks it.
      */
     public static boolean take() {
-        if (NEVER) {
-            padding = new int[] {
+        if (OutOfLine.NEVER) {
+            OutOfLine.padding = new int[] {
                 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
                 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
                 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
@@ -97,10 +97,6 @@ public final class Burst {
         return false;
     }
 
-    /** False, but not a constant to javac: the block it guards in take() is bytecode that never runs (C2, to which a static final is a constant, drops it). */
-    private static final boolean NEVER = Burst.class.getName().isEmpty();
-    /** Never written (NEVER is false). */
-    private static int[] padding;
 
     /**
      * An armed check of a timer mechanism (and every check of the counter mechanism under

@@ -7,7 +7,10 @@ package komorium.runtime;
  * longer than that by a block under {@link #NEVER}, which javac keeps and C2, to which a static
  * final is a constant, drops. The handlers of call-edges and field-access are such: inlined with
  * their ThreadLocal lookup and hash table into every probe that ran while its method was profiled,
- * they took C2's inlining budget from the program's own callees (BENCHMARKS-framework.md).
+ * they took C2's inlining budget from the program's own callees (BENCHMARKS-framework.md); so are
+ * Cbs.reached and Burst.take, the slow paths of the cbs and bursty-tracing checks. The padding
+ * block is written out in each of them, since it is its own bytecode that must be long: a call of
+ * a shared piece would be three bytes.
  */
 final class OutOfLine {
     /** False, but not a constant to javac: the block it guards is bytecode that never runs. */
