@@ -19,9 +19,11 @@ import { kindNamed } from '../src/kinds/index.js';
 import { SectionReader } from '../src/profile/document.js';
 import type { CallEdge } from '../src/kinds/call-graph.js';
 import type { Cbs } from '../src/kinds/cbs/section.js';
-import { ClassFile, findAttribute } from '../src/classfile/classfile.js';
+import { ClassFile } from '../src/classfile/classfile.js';
 import { runtimeJarPath } from '../src/instrument/runtime-jar.js';
 import { readZipEntry } from './support/corpus.js';
+import { methodCodeLength } from './support/code-length.js';
+import { FREQ_INLINE_SIZE, MAX_INLINE_SIZE } from '../src/bytecode/hotspot-limits.js';
 
 /** Fixtures whose calls differ from run to run (framework.test.ts says why): outputs compared, profiles not. */
 const NONDETERMINISTIC = new Set(['control']);
@@ -218,16 +220,9 @@ describe('what C2 makes of a check', () => {
   // ran, a hot one of at most FreqInlineSize bytes too. The handlers must inline to a decrement
   // and one call of the out-of-line reached(), which must stay too big to inline (Cbs.java says
   // what it cost when not).
-  const MAX_INLINE_SIZE = 35;
-  const FREQ_INLINE_SIZE = 325;
   test('every handler is a decrement and a call of reached(), which is too big for C2 to inline', () => {
     const cf = ClassFile.parse(readZipEntry(runtimeJarPath(), 'komorium/runtime/Cbs.class')!, 'Cbs.class');
-    const length = (name: string, desc: string) => {
-      const m = cf.methods.find((x) => x.name === name && x.desc === desc);
-      if (!m) throw new Error(`Cbs has no ${name}${desc}`);
-      const b = findAttribute(m.attributes, 'Code')!.info;
-      return ((b[4]! << 24) | (b[5]! << 16) | (b[6]! << 8) | b[7]!) >>> 0;
-    };
+    const length = (name: string, desc: string) => methodCodeLength(cf, name, desc);
     for (const [name, desc] of [['call', '(I)V'], ['call', '(Ljava/lang/Object;I)V'], ['entry', '(I)V'], ['entryAfterSite', '(I)V'], ['entryAfterThreadSite', '(I)V']]) {
       expect(length(name!, desc!), `${name}${desc}`).toBeLessThanOrEqual(MAX_INLINE_SIZE);
     }
@@ -281,13 +276,7 @@ describe('a method the checks would push past HugeMethodLimit', () => {
     const r = instrument(plain, cbs, ['--profile', 'cbs']);
     expect(r.stdout).toMatch(/1 × exhaustive -> full-dup: code would grow, past HotSpot's 8000-byte HugeMethodLimit \(Big\.loop\(ILBig\$F;\)J\)/);
     instrument(plain, edges, ['-q', '--profile', 'call-edges', '--layout', 'exhaustive']);
-    const codeLength = (jar: string, name: string) => {
-      const cf = ClassFile.parse(readZipEntry(jar, 'Big.class')!, 'Big.class');
-      const m = cf.methods.find((x) => x.name === name);
-      if (!m) return -1;
-      const b = findAttribute(m.attributes, 'Code')!.info;
-      return ((b[4]! << 24) | (b[5]! << 16) | (b[6]! << 8) | b[7]!) >>> 0;
-    };
+    const codeLength = (jar: string, name: string) => methodCodeLength(ClassFile.parse(readZipEntry(jar, 'Big.class')!, 'Big.class'), name);
     expect(codeLength(plain, 'loop')).toBeLessThanOrEqual(8000);
     expect(codeLength(edges, 'loop')).toBeGreaterThan(8000);
     expect(codeLength(cbs, 'loop')).toBeLessThanOrEqual(8000);

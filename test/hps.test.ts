@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { jarDir, javac, repoRoot, runJava, runtimeJarPath, tmpDir } from './support/java.js';
 import { readZipEntry } from './support/corpus.js';
+import { methodCodeLength } from './support/code-length.js';
+import { FREQ_INLINE_SIZE, MAX_INLINE_SIZE } from '../src/bytecode/hotspot-limits.js';
 import { cli, instrument } from './support/komorium.js';
 import { describeVerify, verifyJar } from './support/verify.js';
 import { loadFixtures } from './support/fixtures.js';
@@ -159,12 +161,8 @@ describe('the software counters (seed 001 Figure 4)', () => {
     // method was profiled holds a call of take(), which must stay one call (issue 20's lesson,
     // BENCHMARKS-hps.md "Where the basic overhead goes"); tick(), the timer mechanisms' armed
     // check, is meant to be inlined.
-    const [MAX_INLINE_SIZE, FREQ_INLINE_SIZE] = [35, 325];
     const burst = ClassFile.parse(readZipEntry(runtimeJarPath, 'komorium/runtime/Burst.class')!, 'Burst.class');
-    const length = (name: string) => {
-      const b = burst.methods.find((m) => m.name === name && m.desc === '()Z')!.attributes.find((a) => a.name === 'Code')!.info;
-      return ((b[4]! << 24) | (b[5]! << 16) | (b[6]! << 8) | b[7]!) >>> 0;
-    };
+    const length = (name: string) => methodCodeLength(burst, name, '()Z');
     expect(length('take')).toBeGreaterThan(FREQ_INLINE_SIZE);
     expect(length('tick')).toBeLessThanOrEqual(MAX_INLINE_SIZE);
   });

@@ -10,6 +10,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parseProfile as readProfileText } from '../src/profile/read.js';
 import { javac, repoRoot, runJava, runtimeJar, tmpDir, type RunJavaOptions } from './support/java.js';
 import { readZipEntry } from './support/corpus.js';
+import { methodCodeLength } from './support/code-length.js';
+import { FREQ_INLINE_SIZE } from '../src/bytecode/hotspot-limits.js';
 import { ClassFile } from '../src/classfile/classfile.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -876,11 +878,6 @@ describe('the sampling slow path stays out of line', () => {
   // the agent, into every granularity check (Sunflow ran 1.3x slower at granularity 10,000).
   it('TC.sample is longer than 325 bytecodes', () => {
     const cf = ClassFile.parse(readZipEntry(runtimeJar(), 'komorium/runtime/TC.class')!, 'TC.class');
-    const length = (name: string, desc?: string) => {
-      // Code attribute: max_stack u2, max_locals u2, code_length u4.
-      const info = cf.methods.find((x) => x.name === name && (desc === undefined || x.desc === desc))!.attributes.find((a) => a.name === 'Code')!.info;
-      return ((info[4]! << 24) | (info[5]! << 16) | (info[6]! << 8) | info[7]!) >>> 0;
-    };
-    expect(length('sample', '([IIII)V')).toBeGreaterThan(325);
+    expect(methodCodeLength(cf, 'sample', '([IIII)V')).toBeGreaterThan(FREQ_INLINE_SIZE);
   });
 });

@@ -14,8 +14,8 @@ import { readCode } from '../src/bytecode/code-reader.js';
 import { isLabel, type Insn } from '../src/bytecode/ir.js';
 import { OP } from '../src/bytecode/opcodes.js';
 import { javac, repoRoot, runJava, runtimeJar, tmpDir } from './support/java.js';
-import { codeLength } from '../src/bytecode/code-writer.js';
-import { FREQ_INLINE_SIZE } from '../src/framework/layout/twin.js';
+import { FREQ_INLINE_SIZE } from '../src/bytecode/hotspot-limits.js';
+import { methodCodeLength } from './support/code-length.js';
 import { cli } from './support/komorium.js';
 import { debianClasspathFor, debianJar, readZipEntry } from './support/corpus.js';
 import { describeVerify, verifyJar } from './support/verify.js';
@@ -112,11 +112,7 @@ describe('what C2 can inline of a sample', () => {
   // A check that fired while its method was profiled has its call of the twin compiled in; C2
   // inlines a hot callee of at most FreqInlineSize bytes, and twins and handlers inlined there
   // took the budget of the program's own callees (BENCHMARKS-framework.md).
-  const length = (cf: ClassFile, name: string, desc?: string): number => {
-    const m = cf.methods.find((x) => x.name === name && (desc === undefined || x.desc === desc));
-    if (!m) throw new Error(`${cf.thisClass} has no ${name}${desc ?? ''}`);
-    return codeLength(m.attributes.find((a) => a.name === 'Code')!);
-  };
+  const length = methodCodeLength;
 
   test('every twin is longer than FreqInlineSize, and the program runs as it did', async () => {
     const work = tmpDir('komorium-twin-size-');

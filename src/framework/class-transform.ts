@@ -6,6 +6,7 @@
  * registered at the start of its static initializer (or in a holder class beside an interface).
  */
 import { ClassFile } from '../classfile/classfile.js';
+import { HUGE_METHOD_LIMIT } from '../bytecode/hotspot-limits.js';
 import { ACC, type MemberInfo, type RawAttribute } from '../classfile/model.js';
 import { javaName } from '../classfile/names.js';
 import { readCode } from '../bytecode/code-reader.js';
@@ -37,8 +38,6 @@ export interface FrameworkOptions {
   trigger: Trigger;
 }
 
-/** HotSpot's HugeMethodLimit: with DontCompileHugeMethods (the default) longer methods stay interpreted. */
-export const HUGE_METHOD_LIMIT = 8000;
 
 /** The layouts tried, in order, when the one asked for cannot be used for a method. */
 const FALLBACKS: Record<LayoutName, LayoutName[]> = {

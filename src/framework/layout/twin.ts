@@ -31,6 +31,7 @@ import { ACC, type MemberInfo, type RawAttribute } from '../../classfile/model.j
 import { parseMethodDescriptor } from '../../classfile/descriptor.js';
 import { Label, isLabel, type Frame, type Insn, type MethodCode, type Node, type VType } from '../../bytecode/ir.js';
 import { codeLength, writeCode } from '../../bytecode/code-writer.js';
+import { FREQ_INLINE_SIZE } from '../../bytecode/hotspot-limits.js';
 import { encoderFrames } from '../../analysis/frames.js';
 import { OP } from '../../bytecode/opcodes.js';
 import { classNameOfVType, vtypeOfField } from '../../bytecode/vtypes.js';
@@ -297,12 +298,6 @@ export function twinBody(ctx: LayoutContext, method: MemberInfo, points: readonl
   };
   return fullDuplication(ctx, dispatch, STAY ? undefined : handBack);
 }
-
-/**
- * HotSpot's FreqInlineSize: C2 inlines a callee of at most this many bytes of bytecode at a call
- * site it counts as hot (325 on every JVM 8+ on x86_64 and aarch64).
- */
-export const FREQ_INLINE_SIZE = 325;
 
 /**
  * The twin's Code attribute, at least FREQ_INLINE_SIZE + 1 bytes long. A check that fired while

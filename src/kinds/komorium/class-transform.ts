@@ -6,6 +6,7 @@
  * callers elsewhere stay valid, and is reported with the reason.
  */
 import type { ClassFile } from '../../classfile/classfile.js';
+import { HUGE_METHOD_LIMIT } from '../../bytecode/hotspot-limits.js';
 import { ACC, type MemberInfo, type RawAttribute } from '../../classfile/model.js';
 import { readCode } from '../../bytecode/code-reader.js';
 import { codeLength, writeCode } from '../../bytecode/code-writer.js';
@@ -117,8 +118,6 @@ export function emptyReport(className: string, methods: number): ClassReport {
   return { className, ...emptyCounts(), methods, overJitLimit: [], compact: [], withoutMaxPath: [], withoutCallLines: [], leftAsIs: [] };
 }
 
-/** HotSpot's HugeMethodLimit: with DontCompileHugeMethods (the default) longer methods stay interpreted. */
-export const HUGE_METHOD_LIMIT = 8000;
 
 export interface ClassResult {
   bytes: Uint8Array;
