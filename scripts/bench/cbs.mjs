@@ -37,12 +37,12 @@ const HELP = `usage: node scripts/bench/cbs.mjs [options]      (npm run bench --
   --triggers a,b      grid triggers (default ${TRIGGERS.join(',')})
   --overhead SET      which configurations are timed: all, table3 (Table 3's and the checks alone), extra (the rest)
   --skip x,y          skip parts: grid, jfr, overhead, placements, corners
+                      A workload's new results are merged into the JSON's earlier ones (what was skipped is kept).
   --periods a,b       also the counting trigger at these periods (calls per window), Stride and Samples
                       the default's (configurations checks-pN)
   --configs a,b       only these of Table 3's configurations (ids: timer-base, timer-default,
                       checks-default, checks-only, checks-pN), besides the uninstrumented run
   --untimed a,b       of those, these get their verification run (accuracy) but are not timed
-                      A workload's new results are merged into the JSON's earlier ones (what was skipped is kept).
   --quick             1 repetition, a 3×3 grid, JFlex's smaller input
   --report-only       regenerate BENCHMARKS-cbs.md from bench-cbs.json
   --json PATH --md PATH   outputs (default bench-cbs.json, BENCHMARKS-cbs.md)`;
