@@ -1,9 +1,10 @@
 // BENCHMARKS-cbs.md from bench-cbs.json (scripts/bench/cbs.mjs): the grid of the paper's Table 2,
 // the per-workload table of its Table 3, the targets of issue 20, and what the numbers rest on.
 import { writeFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { geomean } from './util.mjs';
 import { whereTheCpuWent } from './cbs-cost.mjs';
+import { countingPeriods } from './cbs-periods.mjs';
 
 const ACCURACY_TARGET = 0.64;
 const OVER_BASE = 0.25;
@@ -174,6 +175,7 @@ export function writeCbsReport(results, { md, json }) {
   }
   out.push('');
   out.push(...whereTheCpuWent());
+  out.push(...countingPeriods(join(dirname(json), 'bench-cbs-periods.json')));
   out.push(...cheapCells(wls, settings));
   writeFileSync(md, out.join('\n') + '\n');
 }

@@ -38,6 +38,11 @@ const HELP = `usage: node scripts/bench/cbs.mjs [options]      (npm run bench --
   --overhead SET      which configurations are timed: all, table3 (Table 3's and the checks alone), extra (the rest)
   --skip x,y          skip parts: grid, jfr, overhead, placements, corners
                       A workload's new results are merged into the JSON's earlier ones (what was skipped is kept).
+  --periods a,b       also the counting trigger at these periods (calls per window), Stride and Samples
+                      the default's (configurations checks-pN)
+  --configs a,b       only these of Table 3's configurations (ids: timer-base, timer-default,
+                      checks-default, checks-only, checks-pN), besides the uninstrumented run
+  --untimed a,b       of those, these get their verification run (accuracy) but are not timed
   --quick             1 repetition, a 3×3 grid, JFlex's smaller input
   --report-only       regenerate BENCHMARKS-cbs.md from bench-cbs.json
   --json PATH --md PATH   outputs (default bench-cbs.json, BENCHMARKS-cbs.md)`;
@@ -52,6 +57,9 @@ function parseArgs(argv) {
     samples: SAMPLES,
     triggers: TRIGGERS,
     skip: new Set(),
+    periods: [],
+    only: null,
+    untimed: new Set(),
     quick: false,
     reportOnly: false,
     json: join(REPO, 'bench-cbs.json'),
@@ -72,6 +80,9 @@ function parseArgs(argv) {
       '--samples': (o, v) => (o.samples = list(v).map(Number)),
       '--triggers': (o, v) => (o.triggers = list(v)),
       '--skip': (o, v) => list(v).forEach((s) => o.skip.add(s)),
+      '--periods': (o, v) => (o.periods = list(v).map(Number)),
+      '--configs': (o, v) => (o.only = new Set(list(v))),
+      '--untimed': (o, v) => list(v).forEach((s) => o.untimed.add(s)),
       '--json': (o, v) => (o.json = v),
       '--md': (o, v) => (o.md = v),
     },
@@ -87,6 +98,7 @@ function parseArgs(argv) {
   const known = new Set(WORKLOADS.map((w) => w.id));
   for (const w of o.workloads ?? []) if (!known.has(w)) throw new Error(`unknown workload ${w} (known: ${[...known].join(', ')})`);
   for (const t of o.triggers) if (!TRIGGERS.includes(t)) throw new Error(`unknown trigger ${t} (known: ${TRIGGERS.join(', ')})`);
+  for (const p of o.periods) if (!(Number.isInteger(p) && p >= 1)) throw new Error(`--periods: ${p} is not a number of calls >= 1`);
   return o;
 }
 
@@ -270,17 +282,25 @@ async function benchWorkload(wl, opts, lib) {
     : opts.triggers.flatMap((t) =>
         [[lo, few], [lo, many], [hi, few], [hi, many]].filter(([s, n]) => !(t === 'timer' && s === 1 && n === 1)).map(([s, n]) => corner(t, s, n)),
       );
-  const configs = [
+  const table3 = [
     base,
     { id: 'timer-base', jar: 'cbs', props: cbsProps({ trigger: 'timer', stride: 1, samples: 1 }), label: 'timer, Stride 1, Samples 1 (base)', cell: { trigger: 'timer', stride: 1, samples: 1 } },
     { id: 'timer-default', jar: 'cbs', props: cbsProps({ trigger: 'timer', ...d }), label: `timer, Stride ${d.stride}, Samples ${d.samples} (default)`, cell: { trigger: 'timer', ...d } },
     { id: 'checks-default', jar: 'cbs', props: cbsProps({ trigger: 'checks', ...d }), label: `checks, Stride ${d.stride}, Samples ${d.samples} (default)`, cell: { trigger: 'checks', ...d } },
     { id: 'checks-only', jar: 'cbs', props: cbsProps({ trigger: 'timer', ...d, period: '3600s' }), label: 'the checks alone: timer every hour (never fires)' },
+    ...opts.periods.map((period) => ({
+      id: `checks-p${period}`,
+      jar: 'cbs',
+      props: cbsProps({ trigger: 'checks', ...d, period }),
+      label: `checks every ${period} calls, Stride ${d.stride}, Samples ${d.samples}`,
+      cell: { trigger: 'checks', ...d, period },
+    })),
     ...(opts.skip.has('jfr') ? [] : [{ id: 'jfr', jfr: true, label: 'JFR settings=profile' }]),
     { id: 'exhaustive', jar: 'exact', label: 'call-edges, exhaustive', reps: extraReps },
     ...(opts.skip.has('placements') ? [] : PLACEMENTS.map((p) => ({ id: p, jar: p, placement: p, props: cbsProps({ trigger: 'timer', ...d }), label: `${p} placement, timer, default`, reps: extraReps }))),
     ...corners,
   ];
+  const configs = opts.only ? table3.filter((c) => c.id === 'base' || opts.only.has(c.id)) : table3;
   for (const cfg of configs.slice(1)) {
     if (cfg.jfr || cfg.id === 'exhaustive' || cfg.id.startsWith('cell-')) continue;
     const v = await run(cfg, 'v');
@@ -288,16 +308,16 @@ async function benchWorkload(wl, opts, lib) {
     log(`${wl.id}: ${cfg.id}: accuracy ${(res.configs[cfg.id].accuracy * 100).toFixed(1)}%, ${res.configs[cfg.id].taken} samples`);
   }
   // The counting trigger twice more: the same call graph, run to run?
-  {
-    const again = await run(configs.find((c) => c.id === 'checks-default'), 'again');
+  for (const cfg of configs.filter((c) => c.cell?.trigger === 'checks' && res.configs[c.id])) {
+    const again = await run(cfg, 'again');
     const text = (p) => readFileSync(p, 'utf8').split('\n').filter((l) => !l.startsWith('header\t')).join('\n');
-    res.configs['checks-default'].identicalRunToRun = text(join(art, 'checks-default-v.kprof')) === text(again.profile);
+    res.configs[cfg.id].identicalRunToRun = text(join(art, `${cfg.id}-v.kprof`)) === text(again.profile);
   }
   if (!opts.skip.has('overhead')) {
     const times = Object.fromEntries(configs.map((c) => [c.id, []]));
     const bases = {};
     const timed = configs.filter(
-      (c) => c.id === 'base' || opts.overheadSet === 'all' || (opts.overheadSet === 'extra') === (c.reps === extraReps),
+      (c) => c.id === 'base' || (!opts.untimed.has(c.id) && (opts.overheadSet === 'all' || (opts.overheadSet === 'extra') === (c.reps === extraReps))),
     );
     const reps = Math.max(...timed.slice(1).map((c) => c.reps ?? opts.reps));
     for (let rep = 0; rep < reps; rep++) {
@@ -385,7 +405,7 @@ export async function runKindBench(argv) {
     loadavg: loadavg(),
     nproc: Number(sh('nproc', []).trim()),
     jdk: spawnSync(javaBin('java'), ['-version'], { encoding: 'utf8' }).stderr.trim().split('\n')[1] ?? '',
-    settings: { reps: opts.reps, repsExtra: opts.repsExtra, strides: opts.strides, samples: opts.samples, triggers: opts.triggers, skip: [...opts.skip], quick: opts.quick, default: DEFAULT },
+    settings: { reps: opts.reps, repsExtra: opts.repsExtra, periods: opts.periods, configs: opts.only ? [...opts.only] : null, strides: opts.strides, samples: opts.samples, triggers: opts.triggers, skip: [...opts.skip], quick: opts.quick, default: DEFAULT },
     argv,
   };
   log(`cbs bench: load ${run.loadavg}; ${run.settings.triggers.length * opts.strides.length * opts.samples.length} grid cells, ${opts.reps} reps`);
