@@ -14,7 +14,7 @@ import { readCode } from '../src/bytecode/code-reader.js';
 import { isLabel, type Insn } from '../src/bytecode/ir.js';
 import { OP } from '../src/bytecode/opcodes.js';
 import { javac, repoRoot, runJava, runtimeJar, tmpDir } from './support/java.js';
-import { FREQ_INLINE_SIZE } from '../src/bytecode/hotspot-limits.js';
+import { FREQ_INLINE_SIZE, HUGE_METHOD_LIMIT } from '../src/bytecode/hotspot-limits.js';
 import { methodCodeLength } from './support/code-length.js';
 import { cli } from './support/komorium.js';
 import { debianClasspathFor, debianJar, readZipEntry } from './support/corpus.js';
@@ -138,5 +138,36 @@ describe('what C2 can inline of a sample', () => {
     const cls = (name: string) => ClassFile.parse(readZipEntry(runtimeJar(), `komorium/runtime/${name}.class`)!, `${name}.class`);
     expect(length(cls('FieldAccess'), 'access', '(I)V')).toBeGreaterThan(FREQ_INLINE_SIZE);
     expect(length(cls('CallEdges'), 'edge', '(Ljava/lang/Object;I)V')).toBeGreaterThan(FREQ_INLINE_SIZE);
+  });
+});
+
+describe('KOMORIUM_DUP=inline-big', () => {
+  // The measured alternative to a twin (BENCHMARKS-framework.md, "The transfers, again"): a method
+  // already past FreqInlineSize keeps its copy inside when it stays under HugeMethodLimit.
+  test("Rhino's DToA.JS_dtobasestr keeps its copy inside, has no twin, and the class verifies", () => {
+    const work = tmpDir('komorium-twin-big-');
+    const classes = join(work, 'classes');
+    const cls = 'org/mozilla/javascript/DToA';
+    const DESC = '(ID)Ljava/lang/String;';
+    execFileSync('unzip', ['-q', '-o', debianJar('rhino'), `${cls}.class`, '-d', classes]);
+    expect(methodCodeLength(ClassFile.parse(readFileSync(join(classes, `${cls}.class`)), cls), 'JS_dtobasestr', DESC)).toBeGreaterThan(FREQ_INLINE_SIZE);
+    const lib = [debianJar('rhino'), ...debianClasspathFor('rhino').filter((p) => p !== debianJar('rhino'))];
+    const twins = (dir: string) =>
+      ClassFile.parse(readFileSync(join(dir, `${cls}.class`)), cls)
+        .methods.map((m) => m.name)
+        .filter((n) => n.startsWith('JS_dtobasestr$'));
+    for (const dup of ['twin', 'inline-big']) {
+      const out = join(work, dup);
+      const env = dup === 'inline-big' ? { KOMORIUM_DUP: dup } : {};
+      const r = cli(['instrument', classes, '-o', out, '-q', '--no-cache', '--profile', 'call-edges,field-access', '--layout', 'full-dup', '--classpath', ...lib], { env });
+      expect(r.code, r.stderr).toBe(0);
+      if (dup === 'inline-big') {
+        expect(twins(out)).toEqual([]);
+        expect(methodCodeLength(ClassFile.parse(readFileSync(join(out, `${cls}.class`)), cls), 'JS_dtobasestr', DESC)).toBeLessThanOrEqual(HUGE_METHOD_LIMIT);
+      } else expect(twins(out)).toEqual(['JS_dtobasestr$static$sample$komorium']);
+      const v = verifyJar(out, lib);
+      expect(v.verifyErrors, describeVerify(v)).toEqual([]);
+      expect(v.verified).toBe(v.classes);
+    }
   });
 });
