@@ -47,7 +47,13 @@ import { experiment } from '../../experiments.js';
 
 const ENTRY_TYPES: readonly VType[] = ['I', '[J', '[Ljava/lang/Object;'];
 /** KOMORIUM_TWIN=stay: the twin runs the rest of the invocation in a checking copy of its own (the earlier design, for measurements). */
-const STAY = experiment('KOMORIUM_TWIN') === 'stay';
+const STAY = experiment('KOMORIUM_TWIN') === 'stay' || experiment('KOMORIUM_TWIN') === 'entry-only';
+/**
+ * KOMORIUM_TWIN=entry-only: as stay, and the method keeps no check on its backedges, so no transfer
+ * path sits in its loops (a diagnosis of what those paths cost C2; a long loop of an invocation
+ * that was not sampled at its entry is then never sampled).
+ */
+const ENTRY_ONLY = experiment('KOMORIUM_TWIN') === 'entry-only';
 /** KOMORIUM_TWIN=all-locals: every local the loop head's frame types travels, live or not (for measurements). */
 const ALL_LOCALS = experiment('KOMORIUM_TWIN') === 'all-locals';
 
@@ -201,7 +207,7 @@ export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: rea
   ed.prepend([...checkCode(cp, trigger, entryStub, cont), ...(framed ? [] : [cont])]);
 
   // Backedges: through a check to the twin, entered at the loop head.
-  const heads = points.map((p, i) => {
+  const heads = (ENTRY_ONLY ? [] : points).map((p, i) => {
     const frame = frames.before(cfg.blocks[p.block]!.firstInsn)!;
     const v = headLabel(p.block);
     const stub = new Label();
