@@ -22,33 +22,29 @@ import { describeVerify, verifyJar } from './support/verify.js';
 
 const SAMPLES = ['fig4', 'callbacks'];
 
-/** The most calls of a twin that one method (not a twin) makes: its entry check's, and one per loop head. */
-function mostTwinCalls(dir: string): number {
-  let most = 0;
+/** The instructions of each method in the class folder `dir` that is not a twin, with its class. */
+function nonTwinMethods(dir: string): { cf: ClassFile; insns: Insn[] }[] {
+  const out: { cf: ClassFile; insns: Insn[] }[] = [];
   for (const f of readdirSync(dir).filter((x) => x.endsWith('.class'))) {
     const cf = ClassFile.parse(readFileSync(join(dir, f)), f);
     for (const m of cf.methods) {
       const attr = m.attributes.find((a) => a.name === 'Code');
       if (!attr || m.name.includes('$sample$komorium')) continue;
-      const calls = readCode(cf, m, attr).nodes.filter((x) => !isLabel(x) && x.op === OP.INVOKESTATIC && cf.cp.memberRef(x.cp!).name.endsWith('$sample$komorium'));
-      most = Math.max(most, calls.length);
+      out.push({ cf, insns: readCode(cf, m, attr).nodes.filter((x): x is Insn => !isLabel(x)) });
     }
   }
-  return most;
+  return out;
+}
+
+/** The most calls of a twin that one method (not a twin) makes: its entry check's, and one per loop head. */
+function mostTwinCalls(dir: string): number {
+  const calls = nonTwinMethods(dir).map(({ cf, insns }) => insns.filter((x) => x.op === OP.INVOKESTATIC && cf.cp.memberRef(x.cp!).name.endsWith('$sample$komorium')).length);
+  return Math.max(0, ...calls);
 }
 
 /** long[] loads in the methods that are not twins (the resume reads P[0] and restores locals with them). */
 function longArrayLoads(dir: string): number {
-  let n = 0;
-  for (const f of readdirSync(dir).filter((x) => x.endsWith('.class'))) {
-    const cf = ClassFile.parse(readFileSync(join(dir, f)), f);
-    for (const m of cf.methods) {
-      const attr = m.attributes.find((a) => a.name === 'Code');
-      if (!attr || m.name.includes('$sample$komorium')) continue;
-      n += readCode(cf, m, attr).nodes.filter((x) => !isLabel(x) && (x as Insn).op === OP.LALOAD).length;
-    }
-  }
-  return n;
+  return nonTwinMethods(dir).reduce((n, { insns }) => n + insns.filter((x) => x.op === OP.LALOAD).length, 0);
 }
 
 describe('KOMORIUM_TWIN=stay', () => {
