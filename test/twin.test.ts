@@ -14,7 +14,7 @@ import { readCode } from '../src/bytecode/code-reader.js';
 import { isLabel, type Insn } from '../src/bytecode/ir.js';
 import { OP } from '../src/bytecode/opcodes.js';
 import { javac, repoRoot, runJava, runtimeJar, tmpDir } from './support/java.js';
-import { FREQ_INLINE_SIZE } from '../src/bytecode/hotspot-limits.js';
+import { FREQ_INLINE_SIZE, HUGE_METHOD_LIMIT } from '../src/bytecode/hotspot-limits.js';
 import { methodCodeLength } from './support/code-length.js';
 import { cli } from './support/komorium.js';
 import { debianClasspathFor, debianJar, readZipEntry } from './support/corpus.js';
@@ -22,18 +22,29 @@ import { describeVerify, verifyJar } from './support/verify.js';
 
 const SAMPLES = ['fig4', 'callbacks'];
 
-/** long[] loads in the methods that are not twins (the resume reads P[0] and restores locals with them). */
-function longArrayLoads(dir: string): number {
-  let n = 0;
+/** The instructions of each method in the class folder `dir` that is not a twin, with its class. */
+function nonTwinMethods(dir: string): { cf: ClassFile; insns: Insn[] }[] {
+  const out: { cf: ClassFile; insns: Insn[] }[] = [];
   for (const f of readdirSync(dir).filter((x) => x.endsWith('.class'))) {
     const cf = ClassFile.parse(readFileSync(join(dir, f)), f);
     for (const m of cf.methods) {
       const attr = m.attributes.find((a) => a.name === 'Code');
       if (!attr || m.name.includes('$sample$komorium')) continue;
-      n += readCode(cf, m, attr).nodes.filter((x) => !isLabel(x) && (x as Insn).op === OP.LALOAD).length;
+      out.push({ cf, insns: readCode(cf, m, attr).nodes.filter((x): x is Insn => !isLabel(x)) });
     }
   }
-  return n;
+  return out;
+}
+
+/** The most calls of a twin that one method (not a twin) makes: its entry check's, and one per loop head. */
+function mostTwinCalls(dir: string): number {
+  const calls = nonTwinMethods(dir).map(({ cf, insns }) => insns.filter((x) => x.op === OP.INVOKESTATIC && cf.cp.memberRef(x.cp!).name.endsWith('$sample$komorium')).length);
+  return Math.max(0, ...calls);
+}
+
+/** long[] loads in the methods that are not twins (the resume reads P[0] and restores locals with them). */
+function longArrayLoads(dir: string): number {
+  return nonTwinMethods(dir).reduce((n, { insns }) => n + insns.filter((x) => x.op === OP.LALOAD).length, 0);
 }
 
 describe('KOMORIUM_TWIN=stay', () => {
@@ -42,15 +53,18 @@ describe('KOMORIUM_TWIN=stay', () => {
     const classes = join(work, 'classes');
     javac(join(repoRoot, 'samples', sample), classes);
     const expected = readFileSync(join(repoRoot, 'samples', sample, 'expected-output.txt'), 'utf8');
-    for (const twin of ['return', 'stay']) {
+    for (const twin of ['return', 'stay', 'entry-only']) {
       const out = join(work, twin);
       const r = cli(['instrument', classes, '-o', out, '-q', '--no-cache', '--profile', 'call-edges', '--layout', 'full-dup'], {
         env: { KOMORIUM_TWIN: twin },
       });
       expect(r.code, r.stderr).toBe(0);
       const added = longArrayLoads(out) - longArrayLoads(classes);
-      if (twin === 'stay') expect(added).toBe(0);
-      else expect(added).toBeGreaterThan(0);
+      if (twin === 'return') expect(added).toBeGreaterThan(0);
+      else expect(added).toBe(0);
+      // entry-only (a diagnosis, BENCHMARKS-framework.md): no check on a backedge calls the twin.
+      if (twin === 'entry-only') expect(mostTwinCalls(out)).toBe(1);
+      else expect(mostTwinCalls(out)).toBeGreaterThan(1);
       const run = await runJava({ cp: [out], main: 'Main', jvmArgs: ['-Xverify:all', '-Dkomorium.interval=7', `-Dkomorium.out=${join(work, `${twin}.kprof`)}`, '-Dkomorium.quiet'] });
       expect(run.stderr).toBe('');
       expect(run.stdout).toBe(expected);
@@ -138,5 +152,36 @@ describe('what C2 can inline of a sample', () => {
     const cls = (name: string) => ClassFile.parse(readZipEntry(runtimeJar(), `komorium/runtime/${name}.class`)!, `${name}.class`);
     expect(length(cls('FieldAccess'), 'access', '(I)V')).toBeGreaterThan(FREQ_INLINE_SIZE);
     expect(length(cls('CallEdges'), 'edge', '(Ljava/lang/Object;I)V')).toBeGreaterThan(FREQ_INLINE_SIZE);
+  });
+});
+
+describe('KOMORIUM_DUP=inline-big', () => {
+  // The measured alternative to a twin (BENCHMARKS-framework.md, "The transfers, again"): a method
+  // already past FreqInlineSize keeps its copy inside when it stays under HugeMethodLimit.
+  test("Rhino's DToA.JS_dtobasestr keeps its copy inside, has no twin, and the class verifies", () => {
+    const work = tmpDir('komorium-twin-big-');
+    const classes = join(work, 'classes');
+    const cls = 'org/mozilla/javascript/DToA';
+    const DESC = '(ID)Ljava/lang/String;';
+    execFileSync('unzip', ['-q', '-o', debianJar('rhino'), `${cls}.class`, '-d', classes]);
+    expect(methodCodeLength(ClassFile.parse(readFileSync(join(classes, `${cls}.class`)), cls), 'JS_dtobasestr', DESC)).toBeGreaterThan(FREQ_INLINE_SIZE);
+    const lib = [debianJar('rhino'), ...debianClasspathFor('rhino').filter((p) => p !== debianJar('rhino'))];
+    const twins = (dir: string) =>
+      ClassFile.parse(readFileSync(join(dir, `${cls}.class`)), cls)
+        .methods.map((m) => m.name)
+        .filter((n) => n.startsWith('JS_dtobasestr$'));
+    for (const dup of ['twin', 'inline-big']) {
+      const out = join(work, dup);
+      const env = dup === 'inline-big' ? { KOMORIUM_DUP: dup } : {};
+      const r = cli(['instrument', classes, '-o', out, '-q', '--no-cache', '--profile', 'call-edges,field-access', '--layout', 'full-dup', '--classpath', ...lib], { env });
+      expect(r.code, r.stderr).toBe(0);
+      if (dup === 'inline-big') {
+        expect(twins(out)).toEqual([]);
+        expect(methodCodeLength(ClassFile.parse(readFileSync(join(out, `${cls}.class`)), cls), 'JS_dtobasestr', DESC)).toBeLessThanOrEqual(HUGE_METHOD_LIMIT);
+      } else expect(twins(out)).toEqual(['JS_dtobasestr$static$sample$komorium']);
+      const v = verifyJar(out, lib);
+      expect(v.verifyErrors, describeVerify(v)).toEqual([]);
+      expect(v.verified).toBe(v.classes);
+    }
   });
 });

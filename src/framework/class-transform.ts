@@ -6,7 +6,7 @@
  * registered at the start of its static initializer (or in a holder class beside an interface).
  */
 import { ClassFile } from '../classfile/classfile.js';
-import { HUGE_METHOD_LIMIT } from '../bytecode/hotspot-limits.js';
+import { FREQ_INLINE_SIZE, HUGE_METHOD_LIMIT } from '../bytecode/hotspot-limits.js';
 import { ACC, type MemberInfo, type RawAttribute } from '../classfile/model.js';
 import { javaName } from '../classfile/names.js';
 import { readCode } from '../bytecode/code-reader.js';
@@ -171,7 +171,7 @@ function layOut(
   const sitesBefore = table.rows.length;
   let firstReason: string | null = null;
   const attempts = attemptsFor(cf, m, original, options);
-  for (const { layout, outOfLine, trigger, limit } of attempts) {
+  for (const { layout, outOfLine, trigger, limit, preferred } of attempts) {
     // Each try starts from the bytes: a layout edits the code it is given.
     table.rows.length = sitesBefore;
     const context = (code: MethodCode, method: MemberInfo, withProbes: boolean) => {
@@ -221,7 +221,7 @@ function layOut(
       else throw e;
     }
     // The out-of-line copy falling back to the copy inside the method is no fallback of layout.
-    if (!outOfLine) firstReason ??= reason;
+    if (!outOfLine && !preferred) firstReason ??= reason;
   }
   table.rows.length = sitesBefore;
   report.fallbacks.push({ method: where, from: options.layout, to: 'none', reason: firstReason! });
@@ -229,8 +229,14 @@ function layOut(
   return null;
 }
 
-/** Full-Duplication keeps its copy in a twin method where it can (twin.ts); KOMORIUM_DUP=inline keeps it inside (for measurements). */
-const OUT_OF_LINE = experiment('KOMORIUM_DUP') !== 'inline';
+/**
+ * Full-Duplication keeps its copy in a twin method where it can (twin.ts); KOMORIUM_DUP=inline keeps it inside (for measurements).
+ * KOMORIUM_DUP=inline-big keeps it inside a method already past FreqInlineSize when the method stays under
+ * HugeMethodLimit with it (the paper's layout: the check jumps into the copy, no transfer of locals, no call).
+ */
+const DUP = experiment('KOMORIUM_DUP');
+const OUT_OF_LINE = DUP !== 'inline';
+const INSIDE_WHEN_BIG = DUP === 'inline-big';
 
 /** One way to lay a method out: the layout, whether its copy goes into a twin, what its checks read, and the size it must fit. */
 interface Attempt {
@@ -238,6 +244,8 @@ interface Attempt {
   outOfLine: boolean;
   trigger: CheckTrigger;
   limit: number;
+  /** A preference tried first: not fitting is no fallback of layout. */
+  preferred?: boolean;
 }
 
 /**
@@ -267,7 +275,9 @@ function attemptsFor(cf: ClassFile, m: MemberInfo, original: number, options: Fr
   const limit = compiled ? HUGE_METHOD_LIMIT : 65535;
   return FALLBACKS[options.layout].flatMap((layout): Attempt[] => {
     const inside = { layout, outOfLine: false, trigger: options.trigger, limit };
-    return layout === 'full-dup' && OUT_OF_LINE && canHaveTwin(cf, m) ? [{ ...inside, outOfLine: true }, inside] : [inside];
+    if (layout !== 'full-dup' || !OUT_OF_LINE || !canHaveTwin(cf, m)) return [inside];
+    if (INSIDE_WHEN_BIG && original > FREQ_INLINE_SIZE && compiled) return [{ ...inside, preferred: true }, { ...inside, outOfLine: true }, inside];
+    return [{ ...inside, outOfLine: true }, inside];
   });
 }
 

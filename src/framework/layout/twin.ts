@@ -36,9 +36,10 @@ import { encoderFrames } from '../../analysis/frames.js';
 import { OP } from '../../bytecode/opcodes.js';
 import { classNameOfVType, vtypeOfField } from '../../bytecode/vtypes.js';
 import { blockLabel, lastInsn } from '../../analysis/cfg.js';
+import { liveAtBlockStarts } from '../../analysis/liveness.js';
 import { branchTargets } from '../../bytecode/ir.js';
 import { MethodEditor, insertLocals } from '../../edit/method-editor.js';
-import { invoke, load, loadOpFor, op, pushInt, returnOpFor } from '../../bytecode/emit.js';
+import { invoke, load, loadOpFor, op, pushInt, returnOpFor, storeOpFor } from '../../bytecode/emit.js';
 import { checkCode, checkJump } from '../probes.js';
 import { LayoutRefused, checkTransfers, hasSubroutines, type LayoutContext } from './context.js';
 import { fullDuplication, leadingFramedLabel, type EntryPlan, type ResumePlan } from './duplicate.js';
@@ -46,7 +47,15 @@ import { experiment } from '../../experiments.js';
 
 const ENTRY_TYPES: readonly VType[] = ['I', '[J', '[Ljava/lang/Object;'];
 /** KOMORIUM_TWIN=stay: the twin runs the rest of the invocation in a checking copy of its own (the earlier design, for measurements). */
-const STAY = experiment('KOMORIUM_TWIN') === 'stay';
+const STAY = experiment('KOMORIUM_TWIN') === 'stay' || experiment('KOMORIUM_TWIN') === 'entry-only';
+/**
+ * KOMORIUM_TWIN=entry-only: as stay, and the method keeps no check on its backedges, so no transfer
+ * path sits in its loops (a diagnosis of what those paths cost C2; a long loop of an invocation
+ * that was not sampled at its entry is then never sampled).
+ */
+const ENTRY_ONLY = experiment('KOMORIUM_TWIN') === 'entry-only';
+/** KOMORIUM_TWIN=all-locals: every local the loop head's frame types travels, live or not (for measurements). */
+const ALL_LOCALS = experiment('KOMORIUM_TWIN') === 'all-locals';
 
 /** A local live at a transfer point: its slot in the method, its type, and where it travels. */
 interface Carried {
@@ -61,6 +70,13 @@ interface Carried {
    * loop head's frame does not accept there.
    */
   isNull: boolean;
+  /**
+   * Not live at the loop head (liveness.ts): nothing after it reads the value before writing one,
+   * so it travels as nothing and is restored as a constant of its type (0 or null). The constant
+   * keeps the loop head's recorded frame valid as it is, and every frame after it: marking the slot
+   * top there instead would have to be carried into each later frame the slot reaches unwritten.
+   */
+  dead: boolean;
 }
 
 /** A backedge target control may move to the twin at: its block and the locals the twin gets there. */
@@ -123,6 +139,7 @@ function argumentSlots(m: MemberInfo): number {
 export function transferPoints(ctx: LayoutContext): TransferPoint[] {
   const targets = [...new Set(ctx.cfg.backEdges.filter((e) => e.branch || e.fallthrough).map((e) => e.to))].sort((a, b) => a - b);
   checkTransfers(ctx, targets);
+  const live = ALL_LOCALS ? null : liveAtBlockStarts(ctx.cfg, ctx.code.maxLocals);
   return targets.map((block) => {
     const frame = ctx.frames.before(ctx.cfg.blocks[block]!.firstInsn);
     if (frame === null) throw new LayoutRefused('a loop head without a known frame');
@@ -135,8 +152,9 @@ export function transferPoints(ctx: LayoutContext): TransferPoint[] {
       if (type === 'T' || typeof type !== 'string') return;
       const primitive = type.length === 1 && type !== 'N';
       if (type === 'U') throw new LayoutRefused('a loop before the superclass constructor ran');
-      if (type === 'N') carried.push({ slot, type, primitive, index: -1, isNull: true });
-      else carried.push({ slot, type, primitive, index: primitive ? prims++ : refs++, isNull: false });
+      const dead = live !== null && live[block]![slot] === 0;
+      if (type === 'N' || dead) carried.push({ slot, type, primitive, index: -1, isNull: type === 'N', dead });
+      else carried.push({ slot, type, primitive, index: primitive ? prims++ : refs++, isNull: false, dead });
     });
     return { block, carried, prims, refs };
   });
@@ -189,7 +207,7 @@ export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: rea
   ed.prepend([...checkCode(cp, trigger, entryStub, cont), ...(framed ? [] : [cont])]);
 
   // Backedges: through a check to the twin, entered at the loop head.
-  const heads = points.map((p, i) => {
+  const heads = (ENTRY_ONLY ? [] : points).map((p, i) => {
     const frame = frames.before(cfg.blocks[p.block]!.firstInsn)!;
     const v = headLabel(p.block);
     const stub = new Label();
@@ -324,7 +342,7 @@ export function encodeTwin(cf: ClassFile, member: MemberInfo, code: MethodCode):
 function storeLocals(cp: ConstantPool, p: TransferPoint, at: number, slotOf: (slot: number) => number): Node[] {
   const out: Node[] = [];
   for (const c of p.carried) {
-    if (c.isNull) continue;
+    if (c.isNull || c.dead) continue;
     out.push(load(OP.ALOAD, c.primitive ? at : at + 1), pushInt(cp, c.index));
     out.push(...(c.primitive ? widen(cp, c, slotOf(c.slot)) : [load(OP.ALOAD, slotOf(c.slot))]));
     out.push(op(c.primitive ? OP.LASTORE : OP.AASTORE));
@@ -336,8 +354,9 @@ function storeLocals(cp: ConstantPool, p: TransferPoint, at: number, slotOf: (sl
 function restoreLocals(cp: ConstantPool, p: TransferPoint, at: number, slotOf: (slot: number) => number): Node[] {
   const out: Node[] = [];
   for (const c of p.carried) {
-    if (c.isNull) {
-      out.push(op(OP.ACONST_NULL), load(OP.ASTORE, slotOf(c.slot)));
+    if (c.isNull || c.dead) {
+      // 'N' and reference types get aconst_null, a primitive its zero (loadOpFor's default is a reference).
+      out.push(neutral(c.type as string), load(storeOpFor(c.type as string), slotOf(c.slot)));
       continue;
     }
     out.push(load(OP.ALOAD, c.primitive ? at : at + 1), pushInt(cp, c.index), op(c.primitive ? OP.LALOAD : OP.AALOAD));
