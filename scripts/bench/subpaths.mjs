@@ -25,6 +25,7 @@ const HELP = `usage: node scripts/bench.mjs --kind subpaths [options]   (or --su
   --merge PATH        with --report-only: first fold the workloads and runs of PATH into the results
   --exact-from DIR    accuracy: take the exact profile DIR/subpaths-seeds-exact-<workload>.kprof (written by
                       scripts/bench/subpaths/seeds.mjs for the same jars and input) instead of an exact run
+  --note TEXT         a remark kept with this run in the results and the page (e.g. what else ran)
   --no-install        do not run scripts/install-bench-deps.sh first (taken by scripts/bench.mjs)`;
 
 const JSON_DEFAULT = join(REPO, 'bench-subpaths.json');
@@ -34,7 +35,7 @@ const EXACT_LIMIT = 8_000_000;
 const EXACT_HEAP = '-Xmx6g';
 
 function parseArgs(argv) {
-  const defaults = { reps: 5, workloads: null, skip: new Set(), reportOnly: false, json: JSON_DEFAULT, merge: [], exactFrom: null };
+  const defaults = { reps: 5, workloads: null, skip: new Set(), reportOnly: false, json: JSON_DEFAULT, merge: [], exactFrom: null, note: null };
   const o = parseOptions(argv, HELP, defaults, {
     flags: {
       '--report-only': (o) => (o.reportOnly = true),
@@ -47,6 +48,7 @@ function parseArgs(argv) {
       '--json': (o, v) => (o.json = v),
       '--merge': (o, v) => o.merge.push(v),
       '--exact-from': (o, v) => (o.exactFrom = v),
+      '--note': (o, v) => (o.note = v),
     },
   });
   if (!(o.reps >= 1)) throw new Error('--reps must be at least 1');
@@ -248,7 +250,7 @@ export async function runKindBench(argv) {
   const git = (a) => spawnSync('git', a, { cwd: REPO, encoding: 'utf8' }).stdout.trim();
   // Parts run separately (--skip, --workloads) update the results of earlier runs.
   const results = existsSync(o.json) ? JSON.parse(readFileSync(o.json, 'utf8')) : { workloads: {} };
-  const part = { startedAt: new Date().toISOString(), commit: git(['rev-parse', '--short', 'HEAD']), loadAtStart: loadavg(), skipped: [...o.skip], workloads: o.workloads, ...(o.exactFrom ? { exactFrom: o.exactFrom } : {}) };
+  const part = { startedAt: new Date().toISOString(), commit: git(['rev-parse', '--short', 'HEAD']), loadAtStart: loadavg(), skipped: [...o.skip], workloads: o.workloads, ...(o.exactFrom ? { exactFrom: o.exactFrom } : {}), ...(o.note ? { note: o.note } : {}) };
   results.runs = [...(results.runs ?? []), part];
   Object.assign(results, { format: 'komorium-bench-subpaths/1', reps: o.skip.has('timing') ? results.reps : o.reps, jdk: spawnSync(javaBin('java'), ['-version'], { encoding: 'utf8' }).stderr.split('\n')[0] });
   const drivers = driversDir();
