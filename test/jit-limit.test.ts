@@ -143,3 +143,17 @@ describe('HugeMethodLimit', () => {
     expect(inline.get('Giant.f')).toBeGreaterThan(1_000_000);
   });
 });
+
+describe('HugeMethodLimit under the framework kinds', () => {
+  // A kind that probes every block (subpaths) keeps its exhaustive layout past the limit, where
+  // plain java never compiles the method (Rhino's interpretLoop: 2.4 times Rhino's CPU time,
+  // BENCHMARKS-subpaths.md); a sampled layout keeps it under the limit. The summary says which.
+  test('subpaths names Giant.f as crossing the limit; full-dup crosses nothing', () => {
+    const subpaths = instrument(jar, join(work, 'jit-subpaths.jar'), ['--profile', 'subpaths']).stdout;
+    expect(subpaths).toMatch(/^ {2}JIT limit 1 methods crossed HotSpot's 8000-byte HugeMethodLimit$/m);
+    expect(subpaths).toMatch(/^note: 1 methods grew past HotSpot's 8000-byte HugeMethodLimit and will stay interpreted; run with -XX:-DontCompileHugeMethods: Giant\.f\(II\)I$/m);
+    const dup = instrument(jar, join(work, 'jit-full-dup.jar'), ['--profile', 'call-edges,field-access', '--layout', 'full-dup']).stdout;
+    expect(dup).toMatch(/^ {2}JIT limit 0 methods crossed/m);
+    expect(dup).not.toMatch(/^note: .*HugeMethodLimit/m);
+  });
+});

@@ -68,6 +68,28 @@ export interface FrameworkClassReport {
   /** Methods that got another layout than the one asked for, or none, and why. */
   fallbacks: Fallback[];
   leftAsIs: { method: string; reason: string }[];
+  /**
+   * Methods HotSpot compiled before and whose laid-out code is past HugeMethodLimit: only the
+   * exhaustive layout keeps such a method (it is the reference, or a kind probing every block), and
+   * plain `java` then runs it interpreted; the summary says so, as Komorium's does.
+   */
+  overJitLimit: string[];
+}
+
+/** The report of a class before any of its methods is laid out. */
+export function emptyFrameworkReport(className: string, methods: number): FrameworkClassReport {
+  return {
+    className,
+    methods,
+    instrumented: 0,
+    layouts: { 'full-dup': 0, 'partial-dup': 0, 'no-dup': 0, exhaustive: 0 },
+    sites: 0,
+    probes: 0,
+    outOfLine: 0,
+    fallbacks: [],
+    leftAsIs: [],
+    overJitLimit: [],
+  };
 }
 
 export interface FrameworkClassResult {
@@ -97,17 +119,7 @@ export function instrumentClassWithKinds(
   const isInterface = (cf.access & ACC.INTERFACE) !== 0;
   const inHolder = isInterface || baseInHolder;
   const base: SiteBase = { owner: inHolder ? cf.thisClass + HOLDER_SUFFIX : cf.thisClass, name: SITES_FIELD };
-  const report: FrameworkClassReport = {
-    className: cf.thisClass,
-    methods: cf.methods.length,
-    instrumented: 0,
-    layouts: { 'full-dup': 0, 'partial-dup': 0, 'no-dup': 0, exhaustive: 0 },
-    sites: 0,
-    probes: 0,
-    outOfLine: 0,
-    fallbacks: [],
-    leftAsIs: [],
-  };
+  const report = emptyFrameworkReport(cf.thisClass, cf.methods.length);
   addSerialVersionUID(cf, () => program.isSerializable(cf.thisClass));
   // Every method with code is registered, with or without probes: a call edge names its callee
   // with the source file and first line the class registered.
@@ -209,6 +221,7 @@ function layOut(
         if (firstReason !== null && (layout !== options.layout || outOfLine)) report.fallbacks.push({ method: where, from: options.layout, to: layout, reason: firstReason });
         report.probes += probes;
         if (twin) report.outOfLine++;
+        if (m.name !== '<clinit>' && original <= HUGE_METHOD_LIMIT && size > HUGE_METHOD_LIMIT) report.overJitLimit.push(where);
         return { layout, code: laid, encoded, twin: twin?.member };
       }
       reason =

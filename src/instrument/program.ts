@@ -328,7 +328,10 @@ function summarize(
     for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += r[k];
     for (const l of r.leftAsIs) leftAsIs.push({ className: r.className, ...l });
   }
-  for (const r of frameworkReports) for (const l of r.leftAsIs) leftAsIs.push({ className: r.className, ...l });
+  for (const r of frameworkReports) {
+    for (const l of r.leftAsIs) leftAsIs.push({ className: r.className, ...l });
+    for (const m of r.overJitLimit) overJitLimit.push(`${javaName(r.className)}.${m}`);
+  }
   return {
     input: req.input,
     output: req.output,

@@ -10,13 +10,13 @@ import { ClassFormatError, KomoriumError, MethodTooLargeError } from '../errors.
 import type { Entry } from '../jar/index.js';
 import { ClassHierarchy, MissingClassError } from '../hierarchy/hierarchy.js';
 import type { HierarchyClass } from '../hierarchy/class-header.js';
-import { instrumentClassWithKinds, type FrameworkClassResult } from '../framework/class-transform.js';
+import { emptyFrameworkReport, instrumentClassWithKinds, type FrameworkClassResult } from '../framework/class-transform.js';
 import { layoutFor, type LayoutName } from '../framework/layout/context.js';
 import type { Trigger } from '../framework/probes.js';
 import { parseKinds } from '../kinds/index.js';
 import { RT } from '../kinds/komorium/runtime-names.js';
 import { planClass, type ClassPlan } from '../kinds/komorium/plan.js';
-import { emptyReport, instrumentClass, type ClassResult, type InstrumentOptions } from '../kinds/komorium/class-transform.js';
+import { instrumentClass, type ClassResult, type InstrumentOptions } from '../kinds/komorium/class-transform.js';
 import type { CallSite, ProgramView } from '../kinds/komorium/calls.js';
 import { stubClass } from '../kinds/komorium/stub.js';
 
@@ -167,22 +167,9 @@ function rewriteWithKinds(
   } catch (e) {
     if (!(e instanceof KomoriumError) || e instanceof ClassFormatError) throw e;
     warnings.push(`${javaName(cf.thisClass)}: left uninstrumented: ${e.message}`);
-    const report = emptyReport(cf.thisClass, cf.methods.length);
-    return {
-      bytes: entry.data,
-      extra: [],
-      report: {
-        className: report.className,
-        methods: report.methods,
-        instrumented: 0,
-        layouts: { 'full-dup': 0, 'partial-dup': 0, 'no-dup': 0, exhaustive: 0 },
-        sites: 0,
-        probes: 0,
-        outOfLine: 0,
-        fallbacks: [],
-        leftAsIs: [{ method: '*', reason: `the class could not be rewritten: ${e.message}` }],
-      },
-    };
+    const report = emptyFrameworkReport(cf.thisClass, cf.methods.length);
+    report.leftAsIs.push({ method: '*', reason: `the class could not be rewritten: ${e.message}` });
+    return { bytes: entry.data, extra: [], report };
   }
 }
 

@@ -112,6 +112,15 @@ export function outputsOf(inputs: readonly string[], output: string | undefined,
   return pairs;
 }
 
+/** What crossing HugeMethodLimit means for the user (`komorium-ts run` launches Komorium's profiles only). */
+const OVER_JIT_LIMIT = "grew past HotSpot's 8000-byte HugeMethodLimit and will stay interpreted; run with -XX:-DontCompileHugeMethods";
+
+/** One line for a list of methods (none if it is empty): how many, what happened to them, the first five. */
+function noteOn(methods: string[], what: string): string[] {
+  if (methods.length === 0) return [];
+  return [`note: ${methods.length} methods ${what}: ${methods.slice(0, 5).join(', ')}${methods.length > 5 ? ', …' : ''}`];
+}
+
 export function formatSummary(s: InstrumentSummary): string {
   if (s.frameworkReports.length > 0) return formatFrameworkSummary(s);
   const t = s.totals;
@@ -130,14 +139,8 @@ export function formatSummary(s: InstrumentSummary): string {
       (s.compact.length ? ` (${s.compact.length} kept under it by the compact form)` : ''),
   ];
   for (const l of s.leftAsIs) lines.push(`    ${javaName(l.className)}.${l.method}: ${l.reason}`);
-  /** One line for a list of methods: how many, what happened to them, the first five. */
-  const note = (methods: string[], what: string) => {
-    if (methods.length > 0) lines.push(`note: ${methods.length} methods ${what}: ${methods.slice(0, 5).join(', ')}${methods.length > 5 ? ', …' : ''}`);
-  };
-  note(
-    s.overJitLimit,
-    "grew past HotSpot's 8000-byte HugeMethodLimit and will stay interpreted; run with -XX:-DontCompileHugeMethods (komorium-ts run does)",
-  );
+  const note = (methods: string[], what: string) => lines.push(...noteOn(methods, what));
+  note(s.overJitLimit, `${OVER_JIT_LIMIT} (komorium-ts run does)`);
   note(s.compact, 'would have grown past the HugeMethodLimit and count through TC helper calls instead (same counts)');
   note(s.withoutMaxPath, 'would outgrow 64 KiB with --max-path checks and were instrumented without them');
   note(s.withoutCallLines, "would have grown past the HugeMethodLimit with call lines and show their first line for their calls instead");
@@ -168,6 +171,8 @@ function formatFrameworkSummary(s: InstrumentSummary): string {
     const names = list.slice(0, 3).map((f) => `${javaName(f.className)}.${f.method}`);
     lines.push(`    ${list.length} × ${reason} (${names.join(', ')}${list.length > 3 ? ', …' : ''})`);
   }
+  lines.push(`  JIT limit ${s.overJitLimit.length} methods crossed HotSpot's 8000-byte HugeMethodLimit`);
+  lines.push(...noteOn(s.overJitLimit, OVER_JIT_LIMIT));
   for (const n of s.notes) lines.push(`note: ${n}`);
   for (const w of s.warnings) lines.push(`warning: ${w}`);
   return lines.join('\n');
