@@ -286,6 +286,9 @@ async function benchWorkload(wl, opts, winner, commit, lib, progress) {
   res.baseCode = ref.r.code;
   // Until the timed rounds, the uninstrumented verification run is the reference of the single runs.
   res.base = { wallMs: [ref.r.wallMs], medianMs: ref.r.wallMs, cpuMs: [ref.r.cpuMs], medianCpuMs: ref.r.cpuMs, single: true };
+  // How many configurations the timed rounds will run (fewer if one changes the output), so that
+  // the merge knows from the first save whether this run times anything.
+  res.timedConfigs = configs.filter((c) => c.timed && c.kind).length;
   for (const c of configs.slice(1)) {
     const v = await run(c, 'v');
     const problems = differences(ref.outcome, v.outcome);
