@@ -274,6 +274,9 @@ function gridTables(wls, winner, runs) {
       'and the total and profiling overhead measured at the issue\'s target cell (1/1000, burst 1; data streams burst 100). ' +
       'Each cell\'s single run is shown beside its accuracy as its CPU time over the uninstrumented run of the same invocation (¹): one run, at idle priority on the shared machine, a hint of how the cost grows with the sampled share, not a timed figure.',
     '',
+    ...(winner !== 'counter'
+      ? [`With ${winner}, only armed checks count (by default 1 ms of every 10), and the sparse phase while armed is shortened by the armed share achieved, so a cell's frequency holds over the whole run (docs/bursty-tracing.md).`, '']
+      : []),
     `Measured: ${reached.join('; ')}.`,
     ...(notReached.length ? ['', `Not reached: ${notReached.join('; ')} (no cell on any workload).`] : []),
     ...out,

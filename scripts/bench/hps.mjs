@@ -343,6 +343,7 @@ async function benchWorkload(wl, opts, winner, commit, lib, progress) {
     res.loadEnd = loadavg();
     if (rep + 1 < opts.reps) progress({ ...res, partial: `${rep + 1} of ${opts.reps} timed rounds` });
   }
+  res.loadEnd = loadavg();
   return res;
 }
 
