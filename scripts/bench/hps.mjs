@@ -53,6 +53,7 @@ const HELP = `usage: node scripts/bench/hps.mjs [options]   (or npm run bench --
   --reps N           timed repetitions (default 3)
   --mechanisms a,b   the mechanisms part's mechanisms (default ${MECHANISMS.join(',')}; indy's switching
                      runs take minutes to hours of a loaded machine per workload)
+  --kinds a,b        the kinds the kinds and grid parts measure (default ${KINDS.join(',')})
   --winner M         the mechanism the kinds and grid parts use beside the counters (default: the one
                      with the lowest geometric-mean basic overhead whose accuracy at 1/1000 is within
                      2 points of the counters', from the mechanisms part of the JSON; else flag)
@@ -69,6 +70,7 @@ function parseArgs(argv) {
     reps: 3,
     winner: null,
     mechanisms: MECHANISMS,
+    kinds: KINDS,
     lengths: LENGTHS,
     freqs: FREQUENCIES,
     reportOnly: false,
@@ -83,6 +85,7 @@ function parseArgs(argv) {
       '--reps': (o, v) => (o.reps = Number(v)),
       '--winner': (o, v) => (o.winner = v),
       '--mechanisms': (o, v) => (o.mechanisms = v.split(',')),
+      '--kinds': (o, v) => (o.kinds = v.split(',')),
       '--lengths': (o, v) => (o.lengths = v.split(',').map(Number)),
       '--freqs': (o, v) => (o.freqs = v.split(',').map(Number)),
       '--ds-every': (o, v) => (o.dsEvery = Number(v)),
@@ -93,6 +96,7 @@ function parseArgs(argv) {
   if (o.dsEvery !== undefined && !(Number.isInteger(o.dsEvery) && o.dsEvery >= 1)) throw new Error('--ds-every must be a whole number, at least 1');
   if (!(o.reps >= 1)) throw new Error('--reps must be at least 1');
   if (!o.mechanisms.every((m) => MECHANISMS.includes(m))) throw new Error(`--mechanisms must be among ${MECHANISMS.join(', ')}`);
+  if (!o.kinds.every((k) => KINDS.includes(k))) throw new Error(`--kinds must be among ${KINDS.join(', ')}`);
   if (o.winner && !MECHANISMS.includes(o.winner)) throw new Error(`--winner must be one of ${MECHANISMS.join(', ')}`);
   return o;
 }
@@ -215,7 +219,7 @@ function configsFor(opts, winner, wl) {
     }
   }
   if (opts.parts.has('kinds')) {
-    for (const kind of KINDS) {
+    for (const kind of opts.kinds) {
       const t = TARGET[kind];
       for (const m of ['counter', winner]) {
         add({ id: `${kind}/${m}/basic`, kind, variant: m, props: burstProps({ never: true }), timed: true, role: 'basic' });
@@ -224,7 +228,7 @@ function configsFor(opts, winner, wl) {
     }
   }
   if (opts.parts.has('grid')) {
-    for (const kind of KINDS) {
+    for (const kind of opts.kinds) {
       for (const m of ['counter', winner]) {
         for (const l of opts.lengths) {
           for (const f of opts.freqs) add({ id: `${kind}/${m}/grid-${l}-${f}`, kind, variant: m, props: burstProps({ f, l }), timed: false, role: 'grid', f, l });
@@ -282,6 +286,9 @@ async function benchWorkload(wl, opts, winner, commit, lib, progress) {
   res.baseCode = ref.r.code;
   // Until the timed rounds, the uninstrumented verification run is the reference of the single runs.
   res.base = { wallMs: [ref.r.wallMs], medianMs: ref.r.wallMs, cpuMs: [ref.r.cpuMs], medianCpuMs: ref.r.cpuMs, single: true };
+  // How many configurations the timed rounds will run (fewer if one changes the output), so that
+  // the merge knows from the first save whether this run times anything.
+  res.timedConfigs = configs.filter((c) => c.timed && c.kind).length;
   for (const c of configs.slice(1)) {
     const v = await run(c, 'v');
     const problems = differences(ref.outcome, v.outcome);
@@ -291,13 +298,17 @@ async function benchWorkload(wl, opts, winner, commit, lib, progress) {
       verified: problems.length === 0, problems, verifyWallMs: v.r.wallMs, verifyCpuMs: v.r.cpuMs, verifyMaxRssKb: v.r.maxRssKb, profileBytes: text.length, ...profileStats(text),
     };
     log(`${wl.id}: ${c.id.padEnd(36)} ${problems.length ? `OUTPUT DIFFERS: ${problems.join('; ')}` : 'same output'} (${(v.r.wallMs / 1000).toFixed(1)} s, ${(v.r.maxRssKb / 1024).toFixed(0)} MiB)`);
+    // 2. Its accuracy against its kind's exhaustive profile, which ran before it, and the results
+    //    so far handed on after every run: a grid of many single runs stopped part-way keeps its cells.
+    if (!c.exhaustive) accuracyInto(c);
+    singleRatios(res, configs);
+    progress({ ...res, partial: `verification runs: ${configs.indexOf(c)} of ${configs.length - 1}` });
   }
-  // 2. Accuracy of every sampled profile against its kind's exhaustive one (90% cut-off and none).
-  for (const c of configs.filter((x) => x.kind && !x.exhaustive)) {
+  function accuracyInto(c) {
     const exact = join(art, `${c.kind}_exhaustive-v.kprof`);
     const sampled = join(art, `${c.id.replaceAll('/', '_')}-v.kprof`);
     const rc = res.configs[c.id];
-    if (!existsSync(exact) || !existsSync(sampled) || !rc.verified) continue;
+    if (!existsSync(exact) || !existsSync(sampled) || !rc.verified) return;
     try {
       const [e, s] = [lib.readDocument(exact), lib.readDocument(sampled)];
       const cut = lib.accuracyOf(e, s, { cutoff: 0.9 }).find((a) => a.kind === c.kind);
@@ -314,9 +325,13 @@ async function benchWorkload(wl, opts, winner, commit, lib, progress) {
   //    round, so that a run stopped part-way keeps what it measured.
   const timed = configs.filter((c) => c.timed && (c.variant === 'base' || res.configs[c.id]?.verified));
   const times = Object.fromEntries(timed.map((c) => [c.id, []]));
+  // A run that times nothing but the uninstrumented program (the grid alone) has no rounds: its
+  // single runs stay against the uninstrumented verification run, and the merge keeps the timed
+  // rounds' reference of earlier runs (runKindBench, keep).
+  res.timedConfigs = timed.length - 1;
   singleRatios(res, configs);
   progress({ ...res, partial: 'verification runs only' });
-  for (let rep = 0; rep < opts.reps; rep++) {
+  for (let rep = 0; rep < (res.timedConfigs > 0 ? opts.reps : 0); rep++) {
     const before = loadavg();
     for (const c of rotate(timed, rep)) {
       const { r } = await run(c, `r${rep}`);
@@ -328,6 +343,7 @@ async function benchWorkload(wl, opts, winner, commit, lib, progress) {
     res.loadEnd = loadavg();
     if (rep + 1 < opts.reps) progress({ ...res, partial: `${rep + 1} of ${opts.reps} timed rounds` });
   }
+  res.loadEnd = loadavg();
   return res;
 }
 
@@ -382,7 +398,7 @@ export async function runKindBench(argv) {
   // Parts run before keep their results: a run of one part adds to the JSON.
   const results = previous?.format === 'komorium-bench-hps/1' ? previous : { format: 'komorium-bench-hps/1', workloads: {} };
   results.runs ??= [];
-  const runInfo = { startedAt: new Date().toISOString(), commit, parts: [...opts.parts], reps: opts.reps, mechanisms: opts.mechanisms, dsEvery: opts.dsEvery ?? null, winner, load: loadavg(), workloads: [] };
+  const runInfo = { startedAt: new Date().toISOString(), commit, parts: [...opts.parts], reps: opts.reps, mechanisms: opts.mechanisms, kinds: opts.kinds, lengths: opts.lengths, freqs: opts.freqs, dsEvery: opts.dsEvery ?? null, winner, load: loadavg(), workloads: [] };
   results.runs.push(runInfo);
   results.winner = winner;
   results.machine = { nproc: Number(spawnSync('nproc', [], { encoding: 'utf8' }).stdout.trim()), jdk: spawnSync(javaBin('java'), ['-version'], { encoding: 'utf8' }).stderr.trim().split('\n')[0] };
@@ -390,9 +406,23 @@ export async function runKindBench(argv) {
   for (const wl of WORKLOADS.filter((w) => !opts.workloads || opts.workloads.includes(w.id))) {
     try {
       const old = results.workloads[wl.id];
-      // Keep what earlier runs measured for configurations this run did not repeat.
-      const keep = (r) =>
-        old && !old.error ? { ...r, configs: { ...old.configs, ...r.configs }, base: r.base ?? old.base, history: [...(old.history ?? []), { base: old.base, loadStart: old.loadStart, loadEnd: old.loadEnd }] } : r;
+      // Keep what earlier runs measured for configurations this run did not repeat. A run that timed
+      // nothing (the grid) keeps the earlier timed rounds' uninstrumented reference and their stop
+      // note, which the earlier configurations' figures belong to; its own single reference goes
+      // to the history.
+      const keep = (r) => {
+        if (!old || old.error) return r;
+        const untimed = r.timedConfigs === 0;
+        const displaced = untimed ? { base: r.base, loadStart: r.loadStart, loadEnd: r.loadEnd, untimed: true, partial: r.partial } : { base: old.base, loadStart: old.loadStart, loadEnd: old.loadEnd };
+        return {
+          ...r,
+          configs: { ...old.configs, ...r.configs },
+          instrument: { ...old.instrument, ...r.instrument },
+          base: untimed ? (old.base ?? r.base) : r.base,
+          partial: untimed ? old.partial : r.partial,
+          history: [...(old.history ?? []), displaced],
+        };
+      };
       const r = await benchWorkload(wl, opts, winner, commit, lib, (partial) => {
         results.workloads[wl.id] = keep({ ...partial, loadEnd: loadavg() });
         if (!runInfo.workloads.includes(wl.id)) runInfo.workloads.push(wl.id);
