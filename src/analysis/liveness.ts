@@ -70,15 +70,14 @@ function transfer(cfg: Cfg, b: number, liveIn: readonly Uint8Array[], maxLocals:
   const block = cfg.blocks[b]!;
   const live = new Uint8Array(maxLocals);
   for (const s of block.successors) union(live, liveIn[s]!);
-  const handlers = new Uint8Array(maxLocals);
-  for (const h of block.handlers) union(handlers, liveIn[h]!);
-  union(live, handlers);
   for (let k = block.insns.length - 1; k >= 0; k--) {
     const { reads, writes } = localAccess(cfg.code.nodes[block.insns[k]!] as Insn);
     for (const w of writes) if (w < maxLocals) live[w] = 0;
     for (const r of reads) if (r < maxLocals) live[r] = 1;
-    union(live, handlers);
   }
+  // The block may throw before any of its stores, so what a handler reads is live at its start.
+  // Slots are independent, so one union here gives what a union after every instruction would.
+  for (const h of block.handlers) union(live, liveIn[h]!);
   return live;
 }
 
