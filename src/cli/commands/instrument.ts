@@ -115,6 +115,11 @@ export function outputsOf(inputs: readonly string[], output: string | undefined,
 /** What crossing HugeMethodLimit means for the user (`komorium-ts run` launches Komorium's profiles only). */
 const OVER_JIT_LIMIT = "grew past HotSpot's 8000-byte HugeMethodLimit and will stay interpreted; run with -XX:-DontCompileHugeMethods";
 
+/** The summary's count of methods that crossed HugeMethodLimit, for Komorium and the framework kinds alike. */
+function jitLimitLine(s: InstrumentSummary): string {
+  return `  JIT limit ${s.overJitLimit.length} methods crossed HotSpot's 8000-byte HugeMethodLimit`;
+}
+
 /** One line for a list of methods (none if it is empty): how many, what happened to them, the first five. */
 function noteOn(methods: string[], what: string): string[] {
   if (methods.length === 0) return [];
@@ -135,7 +140,7 @@ export function formatSummary(s: InstrumentSummary): string {
       (t.checksDropped ? ` (${t.checksDropped} checks not placed in unreachable code)` : ''),
     `  calls     ${t.extendedCalls} pass the reified stack, ${t.callouts} call out to uninstrumented code`,
     `  left as they were: ${s.leftAsIs.length} methods`,
-    `  JIT limit ${s.overJitLimit.length} methods crossed HotSpot's 8000-byte HugeMethodLimit` +
+    jitLimitLine(s) +
       (s.compact.length ? ` (${s.compact.length} kept under it by the compact form)` : ''),
   ];
   for (const l of s.leftAsIs) lines.push(`    ${javaName(l.className)}.${l.method}: ${l.reason}`);
@@ -171,7 +176,7 @@ function formatFrameworkSummary(s: InstrumentSummary): string {
     const names = list.slice(0, 3).map((f) => `${javaName(f.className)}.${f.method}`);
     lines.push(`    ${list.length} × ${reason} (${names.join(', ')}${list.length > 3 ? ', …' : ''})`);
   }
-  lines.push(`  JIT limit ${s.overJitLimit.length} methods crossed HotSpot's 8000-byte HugeMethodLimit`);
+  lines.push(jitLimitLine(s));
   lines.push(...noteOn(s.overJitLimit, OVER_JIT_LIMIT));
   for (const n of s.notes) lines.push(`note: ${n}`);
   for (const w of s.warnings) lines.push(`warning: ${w}`);
