@@ -232,15 +232,17 @@ function gridTables(wls, winner, runs) {
   const notReached = [];
   for (const kind of KINDS) {
     for (const m of ['counter', winner]) {
-      const measured = wls.filter((w) => cellsOf(w, kind, m).length > 0);
+      const cells = new Map(wls.map((w) => [w, cellsOf(w, kind, m).length]));
+      const measured = wls.filter((w) => cells.get(w) > 0);
       const absent = ALL_WORKLOADS.filter((id) => !measured.some((w) => w.id === id));
+      const what = `${kind} with ${m === 'counter' ? 'the counters' : m}`;
       if (measured.length === 0) {
-        notReached.push(`${kind} with ${m === 'counter' ? 'the counters' : m}`);
+        notReached.push(what);
         continue;
       }
       const n = lengths.length * freqs.length;
-      const counts = measured.map((w) => `${w.id}${cellsOf(w, kind, m).length < n ? ` (${cellsOf(w, kind, m).length} of ${n} cells)` : ''}`);
-      reached.push(`${kind} with ${m === 'counter' ? 'the counters' : m}: ${counts.join(', ')}${absent.length ? `; not reached: ${absent.join(', ')}` : ''}`);
+      const counts = measured.map((w) => `${w.id}${cells.get(w) < n ? ` (${cells.get(w)} of ${n} cells)` : ''}`);
+      reached.push(`${what}: ${counts.join(', ')}${absent.length ? `; not reached: ${absent.join(', ')}` : ''}`);
       const b = gmCost(measured.map((w) => costOf(w.configs[`${kind}/${m}/basic`])));
       const t = TARGET[kind];
       const tot = gmCost(measured.map((w) => costOf(w.configs[`${kind}/${m}/total`])));
