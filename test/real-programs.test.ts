@@ -20,6 +20,29 @@ function profileData(path: string): string {
     .join('\n');
 }
 
+/**
+ * profileData with each node's `self` lines summed per thread over their source lines. Rhino is not the
+ * same program twice: HotSpot sorts a class's methods by the address of their name symbols, so
+ * getDeclaredMethods answers in an order that varies between runs (3 orders in 12 runs of one class here),
+ * and FunctionObject.getMethodList takes one branch or the other per method in that order. A sample that
+ * lands in that loop may then be charged to line 255 in one run and 257 in the next (CI saw exactly that
+ * once), while every node, call line and total stays the same.
+ */
+function profileDataByNode(path: string): string {
+  const selfSums = new Map<string, number>();
+  const rest: string[] = [];
+  for (const l of profileData(path).split('\n')) {
+    const f = l.split('\t');
+    if (f[0] !== 'self') {
+      rest.push(l);
+      continue;
+    }
+    const key = `self\t${f[1]}\t${f[2]}`;
+    selfSums.set(key, (selfSums.get(key) ?? 0) + Number(f[4]));
+  }
+  return [...rest, ...[...selfSums].map(([k, n]) => `${k}\t${n}`)].join('\n');
+}
+
 describe('JFlex (Debian jflex) generating the lexer of its examples/java/java.flex', () => {
   test('the instrumented jar prints the same and writes the same Scanner.java', async () => {
     const work = tmpDir('komorium-jflex-');
@@ -99,7 +122,7 @@ describe.each([
     );
     expect(o.total).toBeGreaterThanOrEqual(0.9);
     expect(Math.abs(delta)).toBeLessThan(0.01);
-    expect(profileData(again)).toBe(profileData(sampled));
+    expect(profileDataByNode(again)).toBe(profileDataByNode(sampled));
   });
 });
 
