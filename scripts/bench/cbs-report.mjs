@@ -5,6 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import { geomean } from './util.mjs';
 import { whereTheCpuWent } from './cbs-cost.mjs';
 import { countingPeriods } from './cbs-periods.mjs';
+import { windowStart } from './cbs-spread.mjs';
 
 const ACCURACY_TARGET = 0.64;
 const OVER_BASE = 0.25;
@@ -176,6 +177,7 @@ export function writeCbsReport(results, { md, json }) {
   out.push('');
   out.push(...whereTheCpuWent());
   out.push(...countingPeriods(join(dirname(json), 'bench-cbs-periods.json')));
+  out.push(...windowStart());
   out.push(...cheapCells(wls, settings));
   writeFileSync(md, out.join('\n') + '\n');
 }

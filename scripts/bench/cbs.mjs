@@ -140,12 +140,13 @@ async function instrumentJars(spec, outDir, args, env) {
 }
 
 /** -D options of a cbs configuration. */
-export function cbsProps({ trigger, stride, samples, period }) {
+export function cbsProps({ trigger, stride, samples, period, spread }) {
   return [
     `-Dkomorium.cbs.trigger=${trigger}`,
     `-Dkomorium.cbs.stride=${stride}`,
     `-Dkomorium.cbs.samples=${samples}`,
     ...(period !== undefined ? [`-Dkomorium.cbs.period=${period}`] : []),
+    ...(spread !== undefined ? [`-Dkomorium.cbs.spread=${spread}`] : []),
   ];
 }
 
@@ -284,7 +285,8 @@ async function benchWorkload(wl, opts, lib) {
       );
   const table3 = [
     base,
-    { id: 'timer-base', jar: 'cbs', props: cbsProps({ trigger: 'timer', stride: 1, samples: 1 }), label: 'timer, Stride 1, Samples 1 (base)', cell: { trigger: 'timer', stride: 1, samples: 1 } },
+    // The base is plain timer sampling, one sample right after each tick (the paper's base).
+    { id: 'timer-base', jar: 'cbs', props: cbsProps({ trigger: 'timer', stride: 1, samples: 1, spread: 'none' }), label: 'timer, Stride 1, Samples 1 (base)', cell: { trigger: 'timer', stride: 1, samples: 1 } },
     { id: 'timer-default', jar: 'cbs', props: cbsProps({ trigger: 'timer', ...d }), label: `timer, Stride ${d.stride}, Samples ${d.samples} (default)`, cell: { trigger: 'timer', ...d } },
     { id: 'checks-default', jar: 'cbs', props: cbsProps({ trigger: 'checks', ...d }), label: `checks, Stride ${d.stride}, Samples ${d.samples} (default)`, cell: { trigger: 'checks', ...d } },
     { id: 'checks-only', jar: 'cbs', props: cbsProps({ trigger: 'timer', ...d, period: '3600s' }), label: 'the checks alone: timer every hour (never fires)' },

@@ -45,6 +45,21 @@ public final class Cbs {
     private static final boolean TIMER = TRIGGER.equals("timer");
     private static final int STRIDE = Config.strictInteger("komorium.cbs.stride", 7, 1);
     private static final int SAMPLES = Config.strictInteger("komorium.cbs.samples", 16, 1);
+    /**
+     * Timer, {@code komorium.cbs.spread=calls} (the default): a window's first sample comes a
+     * number of calls drawn from [0, skipBound) after the tick. A tick lands where the program
+     * spends its time, so the calls right after it are those that follow call-free stretches
+     * (JFlex: 49% accuracy from 37,000 samples at 10 ms, 63 x 64); a start spread over the period's
+     * calls is a draw by calls. The calls of a period are not counted (that would cost what the
+     * counting trigger costs), so the bound is learnt from the ticks: it grows by a quarter when the
+     * window closed before the next tick and shrinks by a quarter when a tick finds the window still
+     * skipping, which settles where about half the skips outlast the period, near a period's calls.
+     * A tick that finds the window sampling says nothing about the skip and changes nothing.
+     * {@code none}: the paper's window, right after the tick. The counting triggers and the grid's
+     * cells start as the paper does, and their profiles say {@code spread none}.
+     */
+    private static final boolean SPREAD = Config.strictChoice("komorium.cbs.spread", "calls", "none", "calls").equals("calls");
+    private static int skipBound = 1024;
     /** Timer: nanoseconds; the counting triggers: calls between two windows. */
     private static final long PERIOD = TIMER
             ? Config.strictDuration("komorium.cbs.period", 10000000L, 1000L)
@@ -270,9 +285,14 @@ public final class Cbs {
                 w.start();
             }
         } else if (!window || !armed) {
+            if (SPREAD && !window) {
+                skipBound = Math.min(1 << 30, skipBound + (skipBound >> 2) + 1);
+            }
             left = SAMPLES;
-            schedule(ONE.nextStart());
+            schedule(ONE.nextStart() + (SPREAD ? ONE.below(skipBound) : 0));
             window = true;
+        } else if (SPREAD && left == SAMPLES) {
+            skipBound = Math.max(1, skipBound - (skipBound >> 2));
         }
         armed = true;
     }
@@ -417,6 +437,7 @@ public final class Cbs {
             file.record("achieved", TIMER_THREAD != null ? TIMER_THREAD.achieved() : PERIOD);
             file.record("stride", w.stride);
             file.record("window", w.samples);
+            file.record("spread", SPREAD && TIMER && !GRID ? "calls" : "none");
             file.record("seed", Config.seed());
             file.record("ticks", triggers());
             file.record("windows", w.windows);

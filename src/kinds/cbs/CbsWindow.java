@@ -54,12 +54,17 @@ final class CbsWindow {
     /** A window opens: how many calls away its first sample is, 1 to STRIDE (the paper's random start). */
     int nextStart() {
         windows++;
+        return 1 + below(stride);
+    }
+
+    /** A number drawn uniformly from [0, bound). */
+    int below(int bound) {
         long x = random;
         x ^= x << 13;
         x ^= x >>> 7;
         x ^= x << 17;
         random = x;
-        return 1 + (int) ((x >>> 1) % stride);
+        return (int) ((x >>> 1) % bound);
     }
 
     /** The grid's trigger: the window opens unless it is open. */

@@ -22,6 +22,8 @@ export interface CbsHeader {
   stride: number;
   /** Samples per trigger (the paper's SAMPLES_PER_TIMER_INTERRUPT). */
   window: number;
+  /** Timer: none (the window opens right after the tick) or calls (its start drawn over the period's calls). Absent before it existed: none. */
+  spread: string;
   seed: bigint;
   ticks: number;
   windows: number;
@@ -35,7 +37,7 @@ export interface Cbs {
   edges: CallEdge[];
 }
 
-const HEADER = ['trigger', 'placement', 'period', 'achieved', 'stride', 'window', 'seed', 'ticks', 'windows', 'samples', 'dropped'] as const;
+const HEADER = ['trigger', 'placement', 'period', 'achieved', 'stride', 'window', 'spread', 'seed', 'ticks', 'windows', 'samples', 'dropped'] as const;
 
 function readHeader(r: SectionReader): CbsHeader {
   const int = (name: string, min = 0) => r.int(r.scalar(name), 1, name, min);
@@ -50,12 +52,20 @@ function readHeader(r: SectionReader): CbsHeader {
     achieved: int('achieved'),
     stride: int('stride', 1),
     window: int('window', 1),
+    spread: readSpread(r),
     seed: BigInt(seed.fields[1]!),
     ticks: int('ticks'),
     windows: int('windows'),
     samples: int('samples'),
     dropped: int('dropped'),
   };
+}
+
+function readSpread(r: SectionReader): string {
+  if (!r.section.records.some((x) => x.fields[0] === 'spread')) return 'none';
+  const spread = r.str(r.scalar('spread'), 1, 'spread');
+  if (spread !== 'none' && spread !== 'calls') r.fail(`spread "${spread}" is not none or calls`, r.scalar('spread').line);
+  return spread;
 }
 
 function headerLines(h: CbsHeader): string[] {
@@ -76,11 +86,12 @@ export function describeCbs(h: CbsHeader): string {
       ? `timer every ${duration(h.period)} (achieved ${h.achieved === 0 ? 'unknown: under two ticks' : duration(h.achieved)})`
       : `${h.trigger} trigger every ${formatInt(h.period)} calls${h.trigger === 'bytecodes' ? " (counted as calls: Komorium's bytecode clock needs Komorium's instrumentation)" : ''}`;
   const placement = h.placement === 'call' ? '' : `, ${h.placement} placement`;
-  return `${trigger}, stride ${h.stride}, ${h.window} samples per window${placement}`;
+  const spread = h.spread === 'calls' ? ', start spread over the calls' : '';
+  return `${trigger}, stride ${h.stride}, ${h.window} samples per window${spread}${placement}`;
 }
 
 function sameSampling(a: CbsHeader, b: CbsHeader): boolean {
-  return a.trigger === b.trigger && a.placement === b.placement && a.period === b.period && a.stride === b.stride && a.window === b.window;
+  return a.trigger === b.trigger && a.placement === b.placement && a.period === b.period && a.stride === b.stride && a.window === b.window && a.spread === b.spread;
 }
 
 function headline(s: Cbs): string {
