@@ -140,6 +140,16 @@ function perWorkload(w, results) {
   ].join('\n');
 }
 
+/** A later `--accuracy-only` run replaced what the profiles give; the timings are the run above's. */
+function accuracyRunLine(a) {
+  if (!a) return [];
+  const commit = a.commit ? `, commit ${a.commit}${a.dirty ? ` (+${a.dirty} changed files)` : ''}` : '';
+  const load = `load average ${a.loadavg}${a.loadavgAtEnd ? ` at the start and ${a.loadavgAtEnd} at the end` : ''}`;
+  return [
+    `Samples, accuracy, the interval-1 comparison and the instrument summaries come from a later \`${a.command}\` (every configuration run once, no timing) from ${a.startedAt} to ${a.finishedAt ?? '(unfinished)'}${commit}, ${load}; the overheads are the run above's.`,
+  ];
+}
+
 export function writeFrameworkReport(results, md) {
   const ws = workloadsOf(results);
   const m = results.machine;
@@ -150,6 +160,7 @@ export function writeFrameworkReport(results, md) {
     `Produced by \`${results.command}\` (scripts/bench/framework.mjs) from ${results.startedAt} to ${results.finishedAt ?? '(unfinished)'}, commit ${m.commit}${m.dirty ? ` (+${m.dirty} changed files)` : ''}.`,
     `${m.nproc} cores (${m.cpu}), ${m.memoryGiB} GiB, load average ${m.loadavg} at the start and ${m.loadavgAtEnd ?? '?'} at the end; ${m.jdk}.`,
     `Every configuration runs once to compare its output with the uninstrumented run (all identical unless a row says OUTPUT DIFFERS) and to give its profile, then ${results.settings.reps} times for timing, interleaved in an order rotated each repetition. Overheads are medians of whole processes on a plain \`java\`${results.settings.jvmArgs.length ? ` ${results.settings.jvmArgs.join(' ')}` : ''}; "framework alone" runs the checks with \`-Dkomorium.interval=${results.settings.never}\`, so no sample is ever taken.`,
+    ...accuracyRunLine(results.accuracyRun),
     '',
     ...(failed.length ? [`Workloads that failed: ${failed.map((w) => `${w.id} (${w.error})`).join('; ')}.`, ''] : []),
     '## Targets',

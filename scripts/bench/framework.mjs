@@ -273,7 +273,9 @@ export async function runKindBench(argv) {
     workloads: {},
   };
   if (earlier) {
-    earlier.accuracyRun = { command: results.command, startedAt: results.startedAt, loadavg: results.machine.loadavg };
+    // The timings stay those of the earlier run; say which commit gave the profiles.
+    const { commit, dirty, loadavg } = results.machine;
+    earlier.accuracyRun = { command: results.command, startedAt: results.startedAt, commit, dirty, loadavg };
     results = earlier;
   }
   log(`framework bench: ${results.machine.nproc} cores, load ${results.machine.loadavg}, reps ${opts.reps}, intervals ${opts.intervals.join(',')}`);
@@ -293,8 +295,11 @@ export async function runKindBench(argv) {
     }
     saveJson(opts.json, results);
   }
-  results.finishedAt = new Date().toISOString();
-  results.machine.loadavgAtEnd = loadavg();
+  if (results.accuracyRun) Object.assign(results.accuracyRun, { finishedAt: new Date().toISOString(), loadavgAtEnd: loadavg() });
+  else {
+    results.finishedAt = new Date().toISOString();
+    results.machine.loadavgAtEnd = loadavg();
+  }
   saveJson(opts.json, results);
   writeFrameworkReport(results, opts.md);
   log(`wrote ${opts.json} and ${opts.md}`);
