@@ -2,7 +2,7 @@
 // layout over the workloads, the issue's targets met or missed, and each workload's own figures.
 import { writeFileSync } from 'node:fs';
 import { geomean } from './util.mjs';
-import { whereTheCostWent } from './framework-cost.mjs';
+import { intervalOneCauses, whereTheCostWent } from './framework-cost.mjs';
 
 const pct = (ratio) => (ratio == null ? '–' : `${((ratio - 1) * 100).toFixed(1)}`);
 const acc = (x) => (x == null ? '–' : (x * 100).toFixed(1));
@@ -184,7 +184,7 @@ export function writeFrameworkReport(results, md) {
     );
   }
   out.push(...whereTheCostWent());
-  out.push('## Interval 1 against the exhaustive profile', '', intervalOne(ws), '');
+  out.push('## Interval 1 against the exhaustive profile', '', intervalOne(ws), '', ...intervalOneCauses());
   out.push('## Each workload', '');
   for (const w of ws) out.push(perWorkload(w, results));
   writeFileSync(md, `${out.join('\n').trimEnd()}\n`);
