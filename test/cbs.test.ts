@@ -379,9 +379,11 @@ describe('the timer with its window spread over the calls (-Dkomorium.cbs.spread
     const work = tmpDir('komorium-cbs-spread-');
     const src = join(work, 'src');
     mkdirSync(join(src, 'bias'), { recursive: true });
-    // Almost all the time goes into the loop without calls; then one call of after() and 2,000 of
-    // busy(). A tick nearly always lands in the loop, so the paper's window, which opens at the
-    // next call, starts at after() (one call in 2,001) a third of the time with stride 3.
+    // Almost all the time goes into sleeping, which makes no call; then one call of after() and
+    // 2,000 of busy(). A tick nearly always lands in the sleep, so the paper's window, which opens
+    // at the next call, starts at after() (one call in 2,003) a third of the time with stride 3.
+    // (A loop of arithmetic instead of the sleep was not enough: on a loaded CI machine its ticks
+    // came in anywhere, and after() got 0.03% of the samples without the spread.)
     writeFileSync(
       join(src, 'bias', 'Main.java'),
       `package bias;
@@ -389,12 +391,10 @@ public class Main {
   static int sink;
   static void after() { sink++; }
   static void busy(int i) { sink += i; }
-  public static void main(String[] args) {
+  public static void main(String[] args) throws InterruptedException {
     long until = System.nanoTime() + 2_000_000_000L;
     while (System.nanoTime() < until) {
-      double x = 1;
-      for (int i = 0; i < 300_000; i++) x = x * 1.0000001 + 1e-9;
-      sink += (int) x;
+      Thread.sleep(1);
       after();
       for (int i = 0; i < 2_000; i++) busy(i);
     }
@@ -412,7 +412,7 @@ public class Main {
     instrument(plain, jar, ['-q', '--profile', 'cbs']);
     const afterShare = async (spread: string) => {
       const out = join(work, `${spread}.kprof`);
-      const props = ['-Dkomorium.quiet', '-Dkomorium.cbs.period=500us', '-Dkomorium.cbs.stride=3', '-Dkomorium.cbs.samples=4'];
+      const props = ['-Dkomorium.quiet', '-Dkomorium.cbs.period=2ms', '-Dkomorium.cbs.stride=3', '-Dkomorium.cbs.samples=4'];
       const r = await runJava({ cp: [jar], main: 'bias.Main', jvmArgs: [...props, `-Dkomorium.cbs.spread=${spread}`, `-Dkomorium.out=${out}`] });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toBe('done false\n');
@@ -422,15 +422,15 @@ public class Main {
       const after = cbs.edges.filter((e) => e.callee.name === 'after').reduce((n, e) => n + e.count, 0);
       return { total, share: after / total };
     };
-    // Exact share of after(): 1 call in 2,003 (with System.nanoTime), 0.05%.
+    // Exact share of after(): 1 call in 2,003 (with System.nanoTime and Thread.sleep), 0.05%.
     const none = await afterShare('none');
     const calls = await afterShare('calls');
     console.log(`cbs spread: after() has ${(none.share * 100).toFixed(2)}% of ${none.total} samples right after the tick, ${(calls.share * 100).toFixed(2)}% of ${calls.total} spread over the calls (exact 0.05%)`);
     expect(none.total).toBeGreaterThan(100);
     expect(calls.total).toBeGreaterThan(100);
     // Right after the tick, about a twelfth of the samples (one window of four in three starts at
-    // after()); spread, a few tenths of a percent here, up to 1.4% under load (the bound is learnt
-    // from 1,024 calls upwards while the loop still runs interpreted).
+    // after()); spread over the calls, near the exact share (the bound is learnt from 1,024 calls
+    // upwards, so the first windows start early).
     expect(none.share).toBeGreaterThan(0.04);
     expect(calls.share).toBeLessThan(0.03);
   });
