@@ -157,16 +157,22 @@ describe('the entry placements measured against the call placement (KOMORIUM_CBS
   });
 });
 
-/** samples/hot, plain and instrumented with cbs, and its output for `args`. */
-async function hotJars(work: string, args: string[]): Promise<{ jar: string; expected: string }> {
+/** `sources` compiled into `work`/`name`.jar, and that jar instrumented with cbs into `name`-cbs.jar. */
+async function cbsJar(work: string, name: string, sources: string[], release: number): Promise<{ plain: string; jar: string }> {
   const classes = join(work, 'classes');
   mkdirSync(classes);
-  javac([join(repoRoot, 'samples', 'hot', 'Main.java')], classes, { release: 17 });
-  const plain = join(work, 'hot.jar');
+  javac(sources, classes, { release });
+  const plain = join(work, `${name}.jar`);
   await jarDir(classes, plain);
-  const expected = (await runJava({ cp: [plain], main: 'Main', args })).stdout;
-  const jar = join(work, 'hot-cbs.jar');
+  const jar = join(work, `${name}-cbs.jar`);
   instrument(plain, jar, ['-q', '--profile', 'cbs']);
+  return { plain, jar };
+}
+
+/** samples/hot, plain and instrumented with cbs, and its output for `args`. */
+async function hotJars(work: string, args: string[]): Promise<{ jar: string; expected: string }> {
+  const { plain, jar } = await cbsJar(work, 'hot', [join(repoRoot, 'samples', 'hot', 'Main.java')], 17);
+  const expected = (await runJava({ cp: [plain], main: 'Main', args })).stdout;
   return { jar, expected };
 }
 
@@ -330,13 +336,7 @@ public class Main {
 }
 `,
     );
-    const classes = join(work, 'classes');
-    mkdirSync(classes);
-    javac([join(src, 'spin', 'Main.java')], classes, { release: 8 });
-    const plain = join(work, 'spin.jar');
-    await jarDir(classes, plain);
-    jar = join(work, 'spin-cbs.jar');
-    instrument(plain, jar, ['-q', '--profile', 'cbs']);
+    jar = (await cbsJar(work, 'spin', [join(src, 'spin', 'Main.java')], 8)).jar;
   });
 
   const complete = (path: string) => {
@@ -403,13 +403,7 @@ public class Main {
 }
 `,
     );
-    const classes = join(work, 'classes');
-    mkdirSync(classes);
-    javac([join(src, 'bias', 'Main.java')], classes, { release: 17 });
-    const plain = join(work, 'p.jar');
-    await jarDir(classes, plain);
-    const jar = join(work, 'p-cbs.jar');
-    instrument(plain, jar, ['-q', '--profile', 'cbs']);
+    const { jar } = await cbsJar(work, 'bias', [join(src, 'bias', 'Main.java')], 17);
     const afterShare = async (spread: string) => {
       const out = join(work, `${spread}.kprof`);
       const props = ['-Dkomorium.quiet', '-Dkomorium.cbs.period=2ms', '-Dkomorium.cbs.stride=3', '-Dkomorium.cbs.samples=4'];
