@@ -544,4 +544,19 @@ describe('the CLI with cbs profiles', () => {
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/the cbs section of .*every\.kprof was sampled with checks trigger every 1 calls, stride 1, .* but that of .*sampled\.kprof with checks trigger every 3 calls/);
   });
+
+  test('the spread record: absent (a profile written before it) reads as none, an unknown value names the file and line', () => {
+    const text = readFileSync(sampled, 'utf8');
+    expect(text).toMatch(/^spread\tnone$/m);
+    // Without the line, and with the end line's count of the lines after the header one less.
+    const old = join(work, 'old.kprof');
+    writeFileSync(old, text.replace(/^spread\tnone\n/m, '').replace(/^end\t(\d+)$/m, (_, n: string) => `end\t${Number(n) - 1}`));
+    expect(section<Cbs>(old, 'cbs').header.spread).toBe('none');
+    expect(edgeRows(section<Cbs>(old, 'cbs').edges)).toEqual(edgeRows(section<Cbs>(sampled, 'cbs').edges));
+    const odd = join(work, 'odd.kprof');
+    writeFileSync(odd, text.replace(/^spread\tnone$/m, 'spread\tsometimes'));
+    const r = cli(['report', odd]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/odd\.kprof:\d+: spread "sometimes" is not none or calls/);
+  });
 });

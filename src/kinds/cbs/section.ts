@@ -43,8 +43,7 @@ function readHeader(r: SectionReader): CbsHeader {
   const int = (name: string, min = 0) => r.int(r.scalar(name), 1, name, min);
   const seed = r.scalar('seed');
   if (!/^(0|-?[1-9][0-9]*)$/.test(seed.fields[1]!)) r.fail(`seed "${seed.fields[1]}" is not a decimal integer`, seed.line);
-  const trigger = r.str(r.scalar('trigger'), 1, 'trigger');
-  if (!['timer', 'checks', 'bytecodes'].includes(trigger)) r.fail(`trigger "${trigger}" is not timer, checks or bytecodes`, r.scalar('trigger').line);
+  const trigger = choice(r, 'trigger', ['timer', 'checks', 'bytecodes']);
   return {
     trigger,
     placement: r.str(r.scalar('placement'), 1, 'placement'),
@@ -52,7 +51,8 @@ function readHeader(r: SectionReader): CbsHeader {
     achieved: int('achieved'),
     stride: int('stride', 1),
     window: int('window', 1),
-    spread: readSpread(r),
+    // Absent in profiles written before the record existed: their windows started right after the tick.
+    spread: r.section.records.some((x) => x.fields[0] === 'spread') ? choice(r, 'spread', ['none', 'calls']) : 'none',
     seed: BigInt(seed.fields[1]!),
     ticks: int('ticks'),
     windows: int('windows'),
@@ -61,11 +61,13 @@ function readHeader(r: SectionReader): CbsHeader {
   };
 }
 
-function readSpread(r: SectionReader): string {
-  if (!r.section.records.some((x) => x.fields[0] === 'spread')) return 'none';
-  const spread = r.str(r.scalar('spread'), 1, 'spread');
-  if (spread !== 'none' && spread !== 'calls') r.fail(`spread "${spread}" is not none or calls`, r.scalar('spread').line);
-  return spread;
+/** The one record `name`, whose value must be one of `choices` (`trigger "x" is not timer, checks or bytecodes`). */
+function choice(r: SectionReader, name: string, choices: readonly string[]): string {
+  const record = r.scalar(name);
+  const value = r.str(record, 1, name);
+  const listed = `${choices.slice(0, -1).join(', ')} or ${choices[choices.length - 1]}`;
+  if (!choices.includes(value)) r.fail(`${name} "${value}" is not ${listed}`, record.line);
+  return value;
 }
 
 function headerLines(h: CbsHeader): string[] {
