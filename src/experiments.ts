@@ -4,7 +4,7 @@
  * so the instrument cache keys on them; they are named here so nothing else in the environment
  * (the cache's own KOMORIUM_TS_*, KOMORIUM_WORKERS, a user's variables) can split its entries.
  */
-export const EXPERIMENT_SWITCHES = ['KOMORIUM_CBS_PLACEMENT', 'KOMORIUM_CHECK_FORM', 'KOMORIUM_DUP', 'KOMORIUM_TWIN'] as const;
+export const EXPERIMENT_SWITCHES = ['KOMORIUM_CBS_PLACEMENT', 'KOMORIUM_CHECK_FORM', 'KOMORIUM_DUP', 'KOMORIUM_PROBE_METHODS', 'KOMORIUM_TWIN'] as const;
 
 export type ExperimentSwitch = (typeof EXPERIMENT_SWITCHES)[number];
 

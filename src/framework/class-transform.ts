@@ -27,6 +27,7 @@ import { FrameSource, LayoutRefused, type LayoutName } from './layout/context.js
 import { fullDuplication } from './layout/duplicate.js';
 import { partialDuplication } from './layout/partial.js';
 import { guardedLayout } from './layout/guarded.js';
+import { ProbeMethods } from './layout/probe-methods.js';
 import { canHaveTwin, checksCallingTwin, encodeTwin, transferPoints, twinBody, twinOf } from './layout/twin.js';
 import { registrationCode } from './registration.js';
 import { isBurstTrigger, prepareClass } from './burst.js';
@@ -74,6 +75,8 @@ export interface FrameworkClassReport {
    * plain `java` then runs it interpreted; the summary says so, as Komorium's does.
    */
   overJitLimit: string[];
+  /** Methods kept under HugeMethodLimit by moving their probes into probe methods (layout/probe-methods.ts). */
+  compact: string[];
 }
 
 /** The report of a class before any of its methods is laid out. */
@@ -89,6 +92,7 @@ export function emptyFrameworkReport(className: string, methods: number): Framew
     fallbacks: [],
     leftAsIs: [],
     overJitLimit: [],
+    compact: [],
   };
 }
 
@@ -145,6 +149,7 @@ export function instrumentClassWithKinds(
     report.instrumented++;
     report.layouts[outcome.layout]++;
     if (outcome.twin) added.push(outcome.twin);
+    added.push(...outcome.probeMethods);
     if (m.name === '<clinit>') clinit = { member: m, code: outcome.code };
     else replaceCode(m, outcome.encoded);
   }
@@ -177,21 +182,23 @@ function layOut(
   options: FrameworkOptions,
   base: SiteBase,
   report: FrameworkClassReport,
-): { layout: LayoutName; code: MethodCode; encoded: RawAttribute; twin?: MemberInfo } | null {
+): { layout: LayoutName; code: MethodCode; encoded: RawAttribute; twin?: MemberInfo; probeMethods: MemberInfo[] } | null {
   const where = `${m.name}${m.desc}`;
   const original = codeLength(attr);
   const sitesBefore = table.rows.length;
   let firstReason: string | null = null;
   const attempts = attemptsFor(cf, m, original, options);
-  for (const { layout, outOfLine, trigger, limit, preferred } of attempts) {
+  for (const { layout, outOfLine, trigger, limit, preferred, probeMethods: inMethods } of attempts) {
     // Each try starts from the bytes: a layout edits the code it is given.
     table.rows.length = sitesBefore;
+    const probeMethods = inMethods ? ProbeMethods.for(cf, base) : null;
+    if (inMethods && probeMethods === null) continue;
     const context = (code: MethodCode, method: MemberInfo, withProbes: boolean) => {
       const cfg = buildCfg(code);
       const probes = withProbes
         ? findProbes({ cf, method: m, methodIndex, code, cfg, kinds: options.kinds, hierarchy, table })
         : { entry: [], before: new Map(), blocks: new Map(), backedges: new Map(), count: 0 };
-      return { cf, method, code, cfg, probes, trigger, base, frames: new FrameSource(cf, method, code) };
+      return { cf, method, code, cfg, probes, trigger, base, frames: new FrameSource(cf, method, code), probeMethods };
     };
     let reason: string;
     try {
@@ -222,7 +229,8 @@ function layOut(
         report.probes += probes;
         if (twin) report.outOfLine++;
         if (m.name !== '<clinit>' && original <= HUGE_METHOD_LIMIT && size > HUGE_METHOD_LIMIT) report.overJitLimit.push(where);
-        return { layout, code: laid, encoded, twin: twin?.member };
+        if (probeMethods) report.compact.push(where);
+        return { layout, code: laid, encoded, twin: twin?.member, probeMethods: probeMethods?.made ?? [] };
       }
       reason =
         limit === HUGE_METHOD_LIMIT
@@ -250,6 +258,8 @@ function layOut(
 const DUP = experiment('KOMORIUM_DUP');
 const OUT_OF_LINE = DUP !== 'inline';
 const INSIDE_WHEN_BIG = DUP === 'inline-big';
+/** KOMORIUM_PROBE_METHODS=all: every method's probes without operands in probe methods, not only where the method would pass HugeMethodLimit (for measurements). */
+const PROBE_METHODS_EVERYWHERE = experiment('KOMORIUM_PROBE_METHODS') === 'all';
 
 /** One way to lay a method out: the layout, whether its copy goes into a twin, what its checks read, and the size it must fit. */
 interface Attempt {
@@ -259,6 +269,8 @@ interface Attempt {
   limit: number;
   /** A preference tried first: not fitting is no fallback of layout. */
   preferred?: boolean;
+  /** Probes without operands in methods of their own (layout/probe-methods.ts). */
+  probeMethods?: boolean;
 }
 
 /**
@@ -278,7 +290,12 @@ function attemptsFor(cf: ClassFile, m: MemberInfo, original: number, options: Fr
   const compiled = original <= HUGE_METHOD_LIMIT;
   if (options.layout === 'exhaustive') {
     const flag = compiled ? ownFlag(options.kinds) : null;
-    if (flag === null) return [{ layout: 'exhaustive', outOfLine: false, trigger: options.trigger, limit: 65535 }];
+    if (flag === null) {
+      const anyway = { layout: 'exhaustive' as const, outOfLine: false, trigger: options.trigger, limit: 65535 };
+      if (!compiled) return [anyway];
+      if (PROBE_METHODS_EVERYWHERE) return [{ ...anyway, limit: HUGE_METHOD_LIMIT, probeMethods: true }, anyway];
+      return [{ ...anyway, limit: HUGE_METHOD_LIMIT }, { ...anyway, limit: HUGE_METHOD_LIMIT, probeMethods: true }, anyway];
+    }
     return [
       { layout: 'exhaustive', outOfLine: false, trigger: options.trigger, limit: HUGE_METHOD_LIMIT },
       ...(canHaveTwin(cf, m) ? [{ layout: 'full-dup' as const, outOfLine: true, trigger: flag, limit: HUGE_METHOD_LIMIT }] : []),

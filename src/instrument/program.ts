@@ -331,6 +331,7 @@ function summarize(
   for (const r of frameworkReports) {
     for (const l of r.leftAsIs) leftAsIs.push({ className: r.className, ...l });
     for (const m of r.overJitLimit) overJitLimit.push(`${javaName(r.className)}.${m}`);
+    for (const m of r.compact) compact.push(`${javaName(r.className)}.${m}`);
   }
   return {
     input: req.input,

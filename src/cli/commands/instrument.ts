@@ -176,8 +176,9 @@ function formatFrameworkSummary(s: InstrumentSummary): string {
     const names = list.slice(0, 3).map((f) => `${javaName(f.className)}.${f.method}`);
     lines.push(`    ${list.length} × ${reason} (${names.join(', ')}${list.length > 3 ? ', …' : ''})`);
   }
-  lines.push(jitLimitLine(s));
+  lines.push(jitLimitLine(s) + (s.compact.length ? ` (${s.compact.length} kept under it by probe methods)` : ''));
   lines.push(...noteOn(s.overJitLimit, OVER_JIT_LIMIT));
+  lines.push(...noteOn(s.compact, 'would have grown past the HugeMethodLimit and call one small method per probe instead (same probes)'));
   for (const n of s.notes) lines.push(`note: ${n}`);
   for (const w of s.warnings) lines.push(`warning: ${w}`);
   return lines.join('\n');

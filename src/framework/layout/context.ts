@@ -15,6 +15,7 @@ import { KomoriumError, UsageError } from '../../errors.js';
 import type { KindProbes } from '../events.js';
 import type { MethodProbes } from '../sites.js';
 import type { CheckTrigger, SiteBase } from '../probes.js';
+import type { ProbeMethods } from './probe-methods.js';
 
 export type LayoutName = 'full-dup' | 'partial-dup' | 'no-dup' | 'exhaustive';
 
@@ -48,6 +49,8 @@ export interface LayoutContext {
   trigger: CheckTrigger;
   base: SiteBase;
   frames: FrameSource;
+  /** Where probes without operands go into methods of their own (probe-methods.ts), to keep the method under HugeMethodLimit. */
+  probeMethods?: ProbeMethods | null;
 }
 
 /** A layout that cannot lay out this method; the caller falls back to a simpler one. */

@@ -32,7 +32,10 @@ export function guardedLayout(ctx: LayoutContext, guard: boolean): MethodCode {
     const parts = probeParts(calls);
     if (parts.length === 0) return [];
     const needsLabel = guard || parts.some((p) => p.guard !== undefined);
-    if (!needsLabel) return probeCode(cp, base, calls, insn, spill);
+    if (!needsLabel) {
+      const call = insn === null ? ctx.probeMethods?.call(calls) : null;
+      return call ? [call] : probeCode(cp, base, calls, insn, spill);
+    }
     if (frame === null && frames.needed) return [];
     const out: Node[] = [];
     parts.forEach((part, i) => {
