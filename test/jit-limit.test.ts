@@ -7,11 +7,11 @@
  * push a method past the limit: `Lines.f` (3.1 KB, 5.1 KB instrumented, 8.3 KB with a call-line store
  * before each of its 400 calls) is instrumented without them.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { javac, jarDir, runJava, tmpDir } from './support/java.js';
-import { instrument } from './support/komorium.js';
+import { cli, instrument } from './support/komorium.js';
 import { verifyJar, describeVerify } from './support/verify.js';
 import { readProfile } from '../src/profile/read.js';
 
@@ -155,5 +155,68 @@ describe('HugeMethodLimit under the framework kinds', () => {
     const dup = instrument(jar, join(work, 'jit-full-dup.jar'), ['--profile', 'call-edges,field-access', '--layout', 'full-dup']).stdout;
     expect(dup).toMatch(/^ {2}JIT limit 0 methods crossed/m);
     expect(dup).not.toMatch(/^note: .*HugeMethodLimit/m);
+  });
+});
+
+describe('probe methods keep an exhaustive method under the limit', () => {
+  // Mid.f: 250 cases, about 5 KB; subpaths' block probes in line (8 to 10 bytes each) take it past
+  // 8,000 bytes, as calls of one probe method each (3 bytes) they keep it under. Giant.f is past
+  // the limit even so. Rhino's interpretLoop is the real case (BENCHMARKS-subpaths.md).
+  let dir: string;
+  let fitted: { jar: string; summary: string };
+  let inline: string;
+  beforeAll(async () => {
+    dir = join(work, 'probe-methods');
+    const src = join(dir, 'src');
+    mkdirSync(src, { recursive: true });
+    writeFileSync(join(src, 'Mid.java'), dispatchClass('Mid', 250));
+    writeFileSync(join(src, 'Giant.java'), dispatchClass('Giant', 320));
+    writeFileSync(
+      join(src, 'Main.java'),
+      'public class Main {\n  public static void main(String[] args) {\n    long sum = 0;\n' +
+        '    for (int i = 0; i < 200000; i++) sum += Mid.f(i % 260, i) + (i % 100 == 0 ? Giant.f(i % 330, i) : 0);\n' +
+        '    System.out.println("sum " + sum);\n  }\n}\n',
+    );
+    javac(src, join(dir, 'classes'), { release: 8 });
+    const plain = join(dir, 'mid.jar');
+    await jarDir(join(dir, 'classes'), plain, { mainClass: 'Main' });
+    fitted = { jar: join(dir, 'mid-fitted.jar'), summary: instrument(plain, join(dir, 'mid-fitted.jar'), ['--profile', 'subpaths']).stdout };
+    inline = join(dir, 'mid-inline.jar');
+    const r = cli(['instrument', plain, '-o', inline, '--profile', 'subpaths'], { env: { KOMORIUM_PROBE_METHODS: 'never' } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^ {2}JIT limit 2 methods crossed/m);
+  });
+
+  test('the summary names Mid.f as kept under the limit by probe methods, Giant.f as crossing it; every class verifies', () => {
+    expect(fitted.summary).toMatch(/^ {2}JIT limit 1 methods crossed HotSpot's 8000-byte HugeMethodLimit \(1 kept under it by probe methods\)$/m);
+    expect(fitted.summary).toMatch(/^note: 1 methods would have grown past the HugeMethodLimit and call one small method per probe instead \(same probes\): Mid\.f\(II\)I$/m);
+    expect(fitted.summary).toMatch(/will stay interpreted; run with -XX:-DontCompileHugeMethods: Giant\.f\(II\)I$/m);
+    const v = verifyJar(fitted.jar);
+    expect(v.verified, describeVerify(v)).toBe(v.classes);
+  });
+
+  test('with plain java, HotSpot compiles Mid.f of the fitted jar and not of the inline one', async () => {
+    const methods = async (jar: string) => {
+      const r = await runJava({ cp: [jar], main: 'Main', jvmArgs: ['-XX:+PrintCompilation', '-Dkomorium.quiet=true', `-Dkomorium.out=${join(dir, 'pc.kprof')}`] });
+      expect(r.code, r.stderr).toBe(0);
+      return new Set([...r.stdout.matchAll(/ (\w+)::([\w$<>]+) \(\d+ bytes\)/g)].map((m) => `${m[1]}.${m[2]}`));
+    };
+    expect(await methods(fitted.jar)).toContain('Mid.f');
+    expect(await methods(inline)).not.toContain('Mid.f');
+  });
+
+  test('the exact subpaths are the same with the probes in line and in probe methods', async () => {
+    const exact = async (jar: string, name: string) => {
+      const out = join(dir, `${name}.kprof`);
+      const r = await runJava({ cp: [jar], main: 'Main', jvmArgs: ['-Dkomorium.subpaths.mode=exact', '-Dkomorium.quiet=true', `-Dkomorium.out=${out}`] });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^sum -?\d+$/m);
+      return { stdout: r.stdout, data: readFileSync(out, 'utf8').split('\n').filter((l) => !l.startsWith('header\t')).join('\n') };
+    };
+    const a = await exact(fitted.jar, 'fitted');
+    const b = await exact(inline, 'inline');
+    expect(a.stdout).toBe(b.stdout);
+    expect(a.data.length).toBeGreaterThan(1000);
+    expect(a.data).toBe(b.data);
   });
 });
