@@ -291,7 +291,8 @@ interface Attempt {
  * probes see every event; only where no twin fits is the method laid out exhaustively past the limit.
  * Elsewhere a method the exhaustive probes would push past the limit first tries them as calls of
  * probe methods (layout/probe-methods.ts), 3 bytes each: subpaths' block probes took Rhino's
- * interpretLoop to 10,671 bytes inline and 7,955 so, and Rhino from 2.5 to 1.45 times its CPU time.
+ * interpretLoop to 10,671 bytes in line and 7,955 so, and Rhino from 2.49 to 1.27 times its CPU time
+ * (BENCHMARKS-subpaths.md, Table 4.3's note).
  */
 function attemptsFor(cf: ClassFile, m: MemberInfo, original: number, options: FrameworkOptions): Attempt[] {
   const compiled = original <= HUGE_METHOD_LIMIT;
