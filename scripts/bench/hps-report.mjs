@@ -334,7 +334,7 @@ export function writeHpsReport(results, mdPath, jsonPath) {
     '',
     ...tableOf(
       ['started', 'commit', 'parts', 'timed rounds', 'winner', 'workloads', 'load average at start → end'],
-      (results.runs ?? []).map((r) => [r.startedAt?.slice(0, 16).replace('T', ' ') ?? '–', r.commit, partsOf(r), r.parts.every((p) => p === 'grid') ? 'none (untimed)' : r.reps, r.winner, r.workloads.join(', '), `${r.load} → ${r.loadEnd ?? '–'}`]),
+      (results.runs ?? []).map((r) => [r.startedAt?.slice(0, 16).replace('T', ' ') ?? '–', r.commit, partsOf(r), r.parts.every((p) => p === 'grid') ? 'none (untimed)' : r.reps, r.winner ?? '–', r.workloads.join(', '), `${r.load} → ${r.loadEnd ?? '–'}`]),
     ),
     '',
     `Machine: ${results.machine?.nproc ?? '?'} cores, ${results.machine?.jdk ?? ''}. Load average per workload (start → end of its last run): ${wls.map((w) => `${w.id} ${w.loadStart} → ${w.loadEnd}`).join('; ')}.`,

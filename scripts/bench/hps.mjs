@@ -192,15 +192,15 @@ function configsFor(opts, winner, wl) {
   if (opts.parts.has('mechanisms')) {
     const kind = 'hot-methods';
     const t = TARGET[kind];
-    // Switching indy costs several times the program's time: its single verification run tells
-    // that apart from the others (single ratio), without timed rounds.
-    const timed = (m) => m !== 'indy';
+    // Switching indy costs several times the program's time (2026-11-25, at load 20-35: minutes a
+    // run), yet at low load its runs take seconds (2026-11-27: 3-52 s), so they are timed like the others.
+    const timed = () => true;
     for (const m of opts.mechanisms) {
       add({ id: `${kind}/${m}/basic`, kind, variant: m, props: burstProps({ never: true }), timed: timed(m), role: 'basic' });
       if (m !== 'counter') add({ id: `${kind}/${m}/never-armed`, kind, variant: m, props: burstProps({ never: true, neverArmed: true }), timed: true, role: 'never-armed' });
       add({ id: `${kind}/${m}/total`, kind, variant: m, props: burstProps(t), timed: timed(m), role: 'total', f: t.f, l: t.l });
     }
-    if (opts.mechanisms.includes('indy')) add({ id: `${kind}/indy/basic-period-100`, kind, variant: 'indy', props: burstProps({ never: true, period: 100 }), timed: false, role: 'switching' });
+    if (opts.mechanisms.includes('indy')) add({ id: `${kind}/indy/basic-period-100`, kind, variant: 'indy', props: burstProps({ never: true, period: 100 }), timed: true, role: 'switching' });
     // The flag armed half the time: what more armed time buys in accuracy and costs in counting.
     if (opts.mechanisms.includes('flag')) {
       const half = ['-Dkomorium.burst.awake=5', '-Dkomorium.burst.period=10'];
@@ -398,9 +398,12 @@ export async function runKindBench(argv) {
   // Parts run before keep their results: a run of one part adds to the JSON.
   const results = previous?.format === 'komorium-bench-hps/1' ? previous : { format: 'komorium-bench-hps/1', workloads: {} };
   results.runs ??= [];
-  const runInfo = { startedAt: new Date().toISOString(), commit, parts: [...opts.parts], reps: opts.reps, mechanisms: opts.mechanisms, kinds: opts.kinds, lengths: opts.lengths, freqs: opts.freqs, dsEvery: opts.dsEvery ?? null, winner, load: loadavg(), workloads: [] };
+  // Only the kinds, layout and grid parts measure the winner; a run of the mechanisms alone keeps the
+  // winner that the earlier parts' tables were measured with.
+  const usesWinner = ['kinds', 'layout', 'grid'].some((p) => opts.parts.has(p));
+  const runInfo = { startedAt: new Date().toISOString(), commit, parts: [...opts.parts], reps: opts.reps, mechanisms: opts.mechanisms, kinds: opts.kinds, lengths: opts.lengths, freqs: opts.freqs, dsEvery: opts.dsEvery ?? null, winner: usesWinner ? winner : null, load: loadavg(), workloads: [] };
   results.runs.push(runInfo);
-  results.winner = winner;
+  if (usesWinner) results.winner = winner;
   results.machine = { nproc: Number(spawnSync('nproc', [], { encoding: 'utf8' }).stdout.trim()), jdk: spawnSync(javaBin('java'), ['-version'], { encoding: 'utf8' }).stderr.trim().split('\n')[0] };
   log(`hps: parts ${[...opts.parts].join(',')}, winner ${winner}, ${opts.reps} reps, commit ${commit}, load ${runInfo.load}`);
   for (const wl of WORKLOADS.filter((w) => !opts.workloads || opts.workloads.includes(w.id))) {
