@@ -9,11 +9,12 @@
  *
  *   m:    entry check ─fire─▶ r = twin(args, 0, P, R) ─▶ resume
  *         original code; backedge u→v ─▶ check ─fire─▶ r = twin(…, i, P, R with the locals at v) ─▶ resume
- *         resume: switch (P[0]) { 0: return r; j: restore the locals at v_j; goto C.v_j }
+ *         resume (one per call): switch (P[0]) { 0: return r; j: restore the locals at v_j; goto C.v_j }
  *   twin: switch (entry) { 0: D.entry; i: restore the locals at v_i; goto D.v_i }
  *         then the duplicated code of the full-dup layout; a backedge u→v of the copy goes through
  *         its check to D.v, and when the check does not fire the twin stores the locals at v into
- *         P and R, sets P[0] = j and returns to m, which goes on at C.v (resume).
+ *         P and R, sets P[0] = j and returns to m, which goes on at C.v (resume); where m may not
+ *         go on at v (handBackSet) the twin goes on at its own C.v, the checking code.
  *
  * A sample is then one acyclic path, as in seed 000, and the twin runs only while sampling. (A
  * twin that ran the rest of the invocation in a checking copy of its own became as hot as m in
@@ -172,20 +173,27 @@ export function transferPoints(ctx: LayoutContext): TransferPoint[] {
 /**
  * The points a twin entered from `from` (a point's index, or -1 for the method entry) may hand
  * back at. Control comes back into the method through a resume after that entry's call, which
- * jumps to the loop head handed back at. The graph stays reducible only if that head's enclosing
- * loops all contain the point entered from, and the head either encloses that point or cannot
- * reach it again (a later loop); otherwise the resume closes a cycle that no head dominates.
- * HotSpot then compiles the method's loops worse, though the resume never runs while the checks
- * do not fire (JFlex: 114 methods so, and 1.47 times its CPU time with the checks never firing,
- * against 1.23 without a resume; BENCHMARKS-framework.md). Where the twin may not hand back, it
- * runs on in its own checking copy, unprofiled, to the next head where it may.
+ * jumps to the loop head handed back at; a jump into a loop from outside the loops around its head,
+ * or one that closes a cycle no head dominates, makes the graph irreducible, and HotSpot then
+ * compiles the method's loops worse though the resume never runs while the checks do not fire
+ * (JFlex: 114 methods so, and 1.51 times its CPU time with the checks never firing, against 1.25
+ * with reducible resumes; BENCHMARKS-framework.md). So a twin hands back at the heads of the loops
+ * around the point it was entered at, and at an outermost head that cannot reach that point again
+ * (a later loop); from the method entry, at the outermost heads. Elsewhere it runs on in its own
+ * checking code, unprofiled, to the next backedge where it may hand back.
  */
 export function handBackSet(points: readonly TransferPoint[], from: number): Set<number> {
   const all = [...points.keys()];
   if (points.some((p) => p.within === null)) return new Set(all);
-  if (from < 0) return new Set(all.filter((j) => points[j]!.within!.length === 1));
+  const outermost = (j: number) => points[j]!.within!.length === 1;
+  if (from < 0) return new Set(all.filter(outermost));
   const around = points[from]!.within!;
-  return new Set(all.filter((j) => points[j]!.within!.every((k) => k === j || around.includes(k)) && (around.includes(j) || !points[j]!.reaches![from])));
+  return new Set(all.filter((j) => around.includes(j) || (outermost(j) && !points[j]!.reaches![from])));
+}
+
+/** Whether the resumes of every call may share one block per head: the method's graph was irreducible already. */
+function anyHandBack(points: readonly TransferPoint[]): boolean {
+  return points.some((p) => p.within === null);
 }
 
 /**
@@ -212,10 +220,10 @@ export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: rea
   ];
   const passArrays = () => [load(OP.ALOAD, temps), load(OP.ALOAD, temps + 1)];
   // Each call has a resume of its own, to the loop heads its twin may hand back at (handBackSet).
-  const resumes: { label: Label; heads: Set<number> }[] = [];
+  const resumes: { label: Label; from: number; heads: Set<number> }[] = [];
   const resumeFor = (from: number): Label => {
     const label = new Label();
-    resumes.push({ label, heads: handBackSet(points, from) });
+    resumes.push({ label, from, heads: handBackSet(points, from) });
     return label;
   };
 
@@ -265,19 +273,30 @@ export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: rea
   if (!handsBack) return ed.finish();
   // Resume: return the twin's result, or go on at the loop head the twin stopped before.
   const afterCall: Frame = { locals: [...Array<VType>(temps).fill('T'), '[J', '[Ljava/lang/Object;'], stack: ret === 'V' ? [] : [vtypeOfField(ret)] };
-  for (const { label, heads: may } of resumes) {
+  // The restores: one block per head for the calls made inside its loop (dominated by the head, so
+  // the jump back is one more backedge of that loop), and one more per outermost head for the calls
+  // made outside it. A resume of its own per call only reads P[0] and picks among them.
+  const drop = (): Node[] => (ret === 'V' ? [] : [op(ret === 'J' || ret === 'D' ? OP.POP2 : OP.POP)]);
+  const restores = new Map<string, Label>();
+  const restoreBlock = (j: number, inside: boolean): Label => {
+    const key = `${j}${inside || anyHandBack(points) ? 'i' : 'o'}`;
+    let l = restores.get(key);
+    if (!l) {
+      l = new Label();
+      ed.setFrame(l, afterCall);
+      ed.append([l, ...drop(), ...restoreLocals(cp, points[j]!, temps, (s) => s), { op: OP.GOTO, target: heads[j]! }]);
+      restores.set(key, l);
+    }
+    return l;
+  };
+  for (const { label, from, heads: may } of resumes) {
     const done = new Label();
     ed.setFrame(label, afterCall);
     ed.setFrame(done, afterCall);
-    const cases = points.map((_, i) => (may.has(i) ? new Label() : done));
+    const around = from < 0 ? [] : (points[from]!.within ?? []);
+    const cases = [...may].sort((x, y) => x - y).map((j) => ({ key: j + 1, target: restoreBlock(j, around.includes(j)) }));
     ed.append([label, load(OP.ALOAD, temps), op(OP.ICONST_0), op(OP.LALOAD), op(OP.L2I)]);
-    ed.append([{ op: OP.TABLESWITCH, low: 0, dflt: done, targets: [done, ...cases] }, done, op(returnOpFor(ret))]);
-    points.forEach((p, i) => {
-      if (!may.has(i)) return;
-      ed.setFrame(cases[i]!, afterCall);
-      const drop = ret === 'V' ? [] : [op(ret === 'J' || ret === 'D' ? OP.POP2 : OP.POP)];
-      ed.append([cases[i]!, ...drop, ...restoreLocals(cp, p, temps, (s) => s), { op: OP.GOTO, target: heads[i]! }]);
-    });
+    ed.append([{ op: OP.LOOKUPSWITCH, dflt: done, keys: cases.map((c) => c.key), targets: cases.map((c) => c.target) }, done, op(returnOpFor(ret))]);
   }
   return ed.finish();
 
