@@ -177,10 +177,10 @@ export function transferPoints(ctx: LayoutContext): TransferPoint[] {
  * or one that closes a cycle no head dominates, makes the graph irreducible, and HotSpot then
  * compiles the method's loops worse though the resume never runs while the checks do not fire
  * (JFlex: 114 methods so, and 1.51 times its CPU time with the checks never firing, against 1.25
- * with reducible resumes; BENCHMARKS-framework.md). So a twin hands back at the heads of the loops
- * around the point it was entered at, and at an outermost head that cannot reach that point again
- * (a later loop); from the method entry, at the outermost heads. Elsewhere it runs on in its own
- * checking code, unprofiled, to the next backedge where it may hand back.
+ * with reducible resumes; BENCHMARKS-framework.md). So a twin hands back at a head whose enclosing
+ * loops all contain the point it was entered at, and which either encloses that point or cannot
+ * reach it again (a later loop); from the method entry, at the outermost heads. Elsewhere it runs on
+ * in its own checking code, unprofiled, to the next backedge where it may hand back.
  */
 export function handBackSet(points: readonly TransferPoint[], from: number): Set<number> {
   const all = [...points.keys()];
@@ -188,7 +188,7 @@ export function handBackSet(points: readonly TransferPoint[], from: number): Set
   const outermost = (j: number) => points[j]!.within!.length === 1;
   if (from < 0) return new Set(all.filter(outermost));
   const around = points[from]!.within!;
-  return new Set(all.filter((j) => around.includes(j) || (outermost(j) && !points[j]!.reaches![from])));
+  return new Set(all.filter((j) => points[j]!.within!.every((k) => k === j || around.includes(k)) && (around.includes(j) || !points[j]!.reaches![from])));
 }
 
 /** Whether the resumes of every call may share one block per head: the method's graph was irreducible already. */
@@ -274,8 +274,9 @@ export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: rea
   // Resume: return the twin's result, or go on at the loop head the twin stopped before.
   const afterCall: Frame = { locals: [...Array<VType>(temps).fill('T'), '[J', '[Ljava/lang/Object;'], stack: ret === 'V' ? [] : [vtypeOfField(ret)] };
   // The restores: one block per head for the calls made inside its loop (dominated by the head, so
-  // the jump back is one more backedge of that loop), and one more per outermost head for the calls
-  // made outside it. A resume of its own per call only reads P[0] and picks among them.
+  // the jump back is one more backedge of that loop), and one more for the calls made in the loops
+  // around it but not in it, which the head cannot reach (dominated by those loops' heads, and in no
+  // cycle through this one). A resume of its own per call only reads P[0] and picks among them.
   const drop = (): Node[] => (ret === 'V' ? [] : [op(ret === 'J' || ret === 'D' ? OP.POP2 : OP.POP)]);
   const restores = new Map<string, Label>();
   const restoreBlock = (j: number, inside: boolean): Label => {
