@@ -200,7 +200,7 @@ function anyHandBack(points: readonly TransferPoint[]): boolean {
  * The method's own code: the original with a check at the entry and on every backedge, each
  * calling the twin when it fires, and the resume after the call.
  */
-export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: readonly TransferPoint[]): MethodCode {
+export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: readonly TransferPoint[], sharedRestores = false): MethodCode {
   const { cf, code, cfg, trigger, frames, method } = ctx;
   if (hasSubroutines(code)) throw new LayoutRefused('jsr/ret subroutines');
   const cp = cf.cp;
@@ -273,14 +273,18 @@ export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: rea
   if (!handsBack) return ed.finish();
   // Resume: return the twin's result, or go on at the loop head the twin stopped before.
   const afterCall: Frame = { locals: [...Array<VType>(temps).fill('T'), '[J', '[Ljava/lang/Object;'], stack: ret === 'V' ? [] : [vtypeOfField(ret)] };
-  // The restores: one block per head for the calls made inside its loop (dominated by the head, so
-  // the jump back is one more backedge of that loop), and one more for the calls made in the loops
-  // around it but not in it, which the head cannot reach (dominated by those loops' heads, and in no
-  // cycle through this one). A resume of its own per call only reads P[0] and picks among them.
+  // The restores: by default each call's own, as its resume's cases. Shared (a method that would
+  // otherwise cross HugeMethodLimit: Rhino's interpretLoop), one block per head for the calls made
+  // inside its loop (dominated by the head, so the jump back is one more backedge of that loop), and
+  // one more for the calls made in the loops around it but not in it, which the head cannot reach
+  // (dominated by those loops' heads, and in no cycle through this one); each call's resume then
+  // only reads P[0] and picks among them. Shared, Sunflow at interval 1,000 lost what the reducible
+  // resumes had gained (1.92 against 1.74 times its CPU time; BENCHMARKS-framework.md).
   const drop = (): Node[] => (ret === 'V' ? [] : [op(ret === 'J' || ret === 'D' ? OP.POP2 : OP.POP)]);
   const restores = new Map<string, Label>();
-  const restoreBlock = (j: number, inside: boolean): Label => {
-    const key = `${j}${inside || anyHandBack(points) ? 'i' : 'o'}`;
+  let calls = 0;
+  const restoreBlock = (j: number, inside: boolean, call: number): Label => {
+    const key = `${j}${inside || anyHandBack(points) ? 'i' : 'o'}${sharedRestores ? '' : `@${call}`}`;
     let l = restores.get(key);
     if (!l) {
       l = new Label();
@@ -295,7 +299,8 @@ export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: rea
     ed.setFrame(label, afterCall);
     ed.setFrame(done, afterCall);
     const around = from < 0 ? [] : (points[from]!.within ?? []);
-    const cases = [...may].sort((x, y) => x - y).map((j) => ({ key: j + 1, target: restoreBlock(j, around.includes(j)) }));
+    const call = calls++;
+    const cases = [...may].sort((x, y) => x - y).map((j) => ({ key: j + 1, target: restoreBlock(j, around.includes(j), call) }));
     ed.append([label, load(OP.ALOAD, temps), op(OP.ICONST_0), op(OP.LALOAD), op(OP.L2I)]);
     ed.append([{ op: OP.LOOKUPSWITCH, dflt: done, keys: cases.map((c) => c.key), targets: cases.map((c) => c.target) }, done, op(returnOpFor(ret))]);
   }
