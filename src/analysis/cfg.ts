@@ -41,6 +41,8 @@ export interface Cfg {
   reachable: boolean[];
   /** Predecessors through normal and exception edges. */
   preds: number[][];
+  /** Some cycle has no head that dominates it (javac never compiles one; obfuscators and other compilers may). */
+  irreducible: boolean;
 }
 
 export function buildCfg(code: MethodCode): Cfg {
@@ -57,7 +59,8 @@ export function buildCfg(code: MethodCode): Cfg {
     backEdges.push({ from, to, ...edgeWays(code, blocks, blockOfNode, labelAt, from, to) });
   }
   backEdges.sort((a, b) => a.from - b.from || a.to - b.to);
-  return { code, blocks, blockOfNode, labelAt, backEdges, reachable: loops.reachable, preds };
+  const irreducible = loops.irreducibleEdges.some(([from]) => loops.reachable[from]);
+  return { code, blocks, blockOfNode, labelAt, backEdges, reachable: loops.reachable, preds, irreducible };
 }
 
 function edgeWays(

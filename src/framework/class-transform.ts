@@ -188,7 +188,7 @@ function layOut(
   const sitesBefore = table.rows.length;
   let firstReason: string | null = null;
   const attempts = attemptsFor(cf, m, original, options);
-  for (const { layout, outOfLine, trigger, limit, preferred, probeMethods: inMethods } of attempts) {
+  for (const { layout, outOfLine, trigger, limit, preferred, probeMethods: inMethods, sharedRestores } of attempts) {
     // Each try starts from the bytes: a layout edits the code it is given.
     table.rows.length = sitesBefore;
     const probeMethods = inMethods ? ProbeMethods.for(cf, base) : null;
@@ -211,7 +211,7 @@ function layOut(
         if (isEmpty(twinCtx.probes)) return null;
         const ctx = context(readCode(cf, m, attr, true), m, false);
         const points = transferPoints(ctx);
-        laid = checksCallingTwin(ctx, t.ref, points);
+        laid = checksCallingTwin(ctx, t.ref, points, sharedRestores);
         twin = { member: t.member, code: twinBody(twinCtx, m, points) };
         probes = twinCtx.probes.count;
       } else {
@@ -275,6 +275,8 @@ interface Attempt {
   preferred?: boolean;
   /** Probes without operands in methods of their own (layout/probe-methods.ts). */
   probeMethods?: boolean;
+  /** Out of line: the calls of the twin share their restores of the locals (twin.ts), to fit. */
+  sharedRestores?: boolean;
 }
 
 /**
@@ -307,7 +309,7 @@ function attemptsFor(cf: ClassFile, m: MemberInfo, original: number, options: Fr
     }
     return [
       { layout: 'exhaustive', outOfLine: false, trigger: options.trigger, limit: HUGE_METHOD_LIMIT },
-      ...(canHaveTwin(cf, m) ? [{ layout: 'full-dup' as const, outOfLine: true, trigger: flag, limit: HUGE_METHOD_LIMIT }] : []),
+      ...(canHaveTwin(cf, m) ? twinAttempts({ layout: 'full-dup' as const, outOfLine: true, trigger: flag, limit: HUGE_METHOD_LIMIT }) : []),
       { layout: 'exhaustive', outOfLine: false, trigger: options.trigger, limit: 65535 },
     ];
   }
@@ -315,9 +317,14 @@ function attemptsFor(cf: ClassFile, m: MemberInfo, original: number, options: Fr
   return FALLBACKS[options.layout].flatMap((layout): Attempt[] => {
     const inside = { layout, outOfLine: false, trigger: options.trigger, limit };
     if (layout !== 'full-dup' || !OUT_OF_LINE || !canHaveTwin(cf, m)) return [inside];
-    if (INSIDE_WHEN_BIG && original > FREQ_INLINE_SIZE && compiled) return [{ ...inside, preferred: true }, { ...inside, outOfLine: true }, inside];
-    return [{ ...inside, outOfLine: true }, inside];
+    if (INSIDE_WHEN_BIG && original > FREQ_INLINE_SIZE && compiled) return [{ ...inside, preferred: true }, ...twinAttempts({ ...inside, outOfLine: true }), inside];
+    return [...twinAttempts({ ...inside, outOfLine: true }), inside];
   });
+}
+
+/** A twin's call with restores of its own, then with shared ones (smaller; twin.ts says what each costs). */
+function twinAttempts(a: Attempt): Attempt[] {
+  return [a, { ...a, sharedRestores: true }];
 }
 
 /**

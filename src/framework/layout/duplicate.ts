@@ -37,9 +37,10 @@ export function entryCheck(ctx: LayoutContext): EntryPlan {
 
 /**
  * Where a backedge check that does not fire goes: by default the checking code's loop head; in an
- * out-of-line copy (twin.ts), code that hands the loop head back to the method.
+ * out-of-line copy (twin.ts), code that hands the loop head back to the method (or, where the
+ * method may not resume there, goes on at `checking`, the checking code's loop head).
  */
-export type ResumePlan = (ed: MethodEditor, block: number) => Label;
+export type ResumePlan = (ed: MethodEditor, block: number, checking: Label) => Label;
 
 export function fullDuplication(ctx: LayoutContext, entry: EntryPlan = entryCheck(ctx), resume?: ResumePlan): MethodCode {
   const { cf, code, cfg, probes, trigger, base, frames } = ctx;
@@ -101,7 +102,7 @@ export function fullDuplication(ctx: LayoutContext, entry: EntryPlan = entryChec
     const frame = frameOfBlock(v);
     const trampoline = new Label();
     ed.setFrame(trampoline, frame);
-    ed.append([trampoline, ...checkJump(cp, trigger, dLabel.get(v)!, resume ? resume(ed, v) : cLabel.get(v)!)]);
+    ed.append([trampoline, ...checkJump(cp, trigger, dLabel.get(v)!, resume ? resume(ed, v, cLabel.get(v)!) : cLabel.get(v)!)]);
     let fromCopy = trampoline;
     const calls = probes.backedges.get(e);
     if (calls && calls.length > 0) {

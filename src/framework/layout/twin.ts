@@ -9,11 +9,12 @@
  *
  *   m:    entry check ─fire─▶ r = twin(args, 0, P, R) ─▶ resume
  *         original code; backedge u→v ─▶ check ─fire─▶ r = twin(…, i, P, R with the locals at v) ─▶ resume
- *         resume: switch (P[0]) { 0: return r; j: restore the locals at v_j; goto C.v_j }
+ *         resume (one per call): switch (P[0]) { 0: return r; j: restore the locals at v_j; goto C.v_j }
  *   twin: switch (entry) { 0: D.entry; i: restore the locals at v_i; goto D.v_i }
  *         then the duplicated code of the full-dup layout; a backedge u→v of the copy goes through
  *         its check to D.v, and when the check does not fire the twin stores the locals at v into
- *         P and R, sets P[0] = j and returns to m, which goes on at C.v (resume).
+ *         P and R, sets P[0] = j and returns to m, which goes on at C.v (resume); where m may not
+ *         go on at v (handBackSet) the twin goes on at its own C.v, the checking code.
  *
  * A sample is then one acyclic path, as in seed 000, and the twin runs only while sampling. (A
  * twin that ran the rest of the invocation in a checking copy of its own became as hot as m in
@@ -37,6 +38,7 @@ import { OP } from '../../bytecode/opcodes.js';
 import { classNameOfVType, vtypeOfField } from '../../bytecode/vtypes.js';
 import { blockLabel, lastInsn } from '../../analysis/cfg.js';
 import { liveAtBlockStarts } from '../../analysis/liveness.js';
+import { loopNesting } from '../../analysis/loop-nesting.js';
 import { branchTargets } from '../../bytecode/ir.js';
 import { MethodEditor, insertLocals } from '../../edit/method-editor.js';
 import { invoke, load, loadOpFor, op, pushInt, returnOpFor, storeOpFor } from '../../bytecode/emit.js';
@@ -82,6 +84,13 @@ interface Carried {
 /** A backedge target control may move to the twin at: its block and the locals the twin gets there. */
 interface TransferPoint {
   block: number;
+  /**
+   * The points whose loops contain this one's head, itself included (indices into the points),
+   * and whether control can go from this head to each point's backedges; null when the method's
+   * graph is irreducible already, and the twin may then hand back anywhere.
+   */
+  within: number[] | null;
+  reaches: boolean[] | null;
   carried: Carried[];
   /** Length of the long[] this point needs (slot 0 included). */
   prims: number;
@@ -140,7 +149,8 @@ export function transferPoints(ctx: LayoutContext): TransferPoint[] {
   const targets = [...new Set(ctx.cfg.backEdges.filter((e) => e.branch || e.fallthrough).map((e) => e.to))].sort((a, b) => a - b);
   checkTransfers(ctx, targets);
   const live = ALL_LOCALS ? null : liveAtBlockStarts(ctx.cfg, ctx.code.maxLocals);
-  return targets.map((block) => {
+  const nesting = loopNesting(ctx.cfg, targets);
+  return targets.map((block, at) => {
     const frame = ctx.frames.before(ctx.cfg.blocks[block]!.firstInsn);
     if (frame === null) throw new LayoutRefused('a loop head without a known frame');
     // Only locals travel to the twin and back (Groovy keeps a list on the stack across a loop).
@@ -156,15 +166,41 @@ export function transferPoints(ctx: LayoutContext): TransferPoint[] {
       if (type === 'N' || dead) carried.push({ slot, type, primitive, index: -1, isNull: type === 'N', dead });
       else carried.push({ slot, type, primitive, index: primitive ? prims++ : refs++, isNull: false, dead });
     });
-    return { block, carried, prims, refs };
+    return { block, within: nesting?.within[at] ?? null, reaches: nesting?.reaches[at] ?? null, carried, prims, refs };
   });
+}
+
+/**
+ * The points a twin entered from `from` (a point's index, or -1 for the method entry) may hand
+ * back at. Control comes back into the method through a resume after that entry's call, which
+ * jumps to the loop head handed back at; a jump into a loop from outside the loops around its head,
+ * or one that closes a cycle no head dominates, makes the graph irreducible, and HotSpot then
+ * compiles the method's loops worse though the resume never runs while the checks do not fire
+ * (JFlex: 114 methods so, and 1.51 times its CPU time with the checks never firing, against 1.25
+ * with reducible resumes; BENCHMARKS-framework.md). So a twin hands back at a head whose enclosing
+ * loops all contain the point it was entered at, and which either encloses that point or cannot
+ * reach it again (a later loop); from the method entry, at the outermost heads. Elsewhere it runs on
+ * in its own checking code, unprofiled, to the next backedge where it may hand back.
+ */
+export function handBackSet(points: readonly TransferPoint[], from: number): Set<number> {
+  const all = [...points.keys()];
+  if (points.some((p) => p.within === null)) return new Set(all);
+  const outermost = (j: number) => points[j]!.within!.length === 1;
+  if (from < 0) return new Set(all.filter(outermost));
+  const around = points[from]!.within!;
+  return new Set(all.filter((j) => points[j]!.within!.every((k) => k === j || around.includes(k)) && (around.includes(j) || !points[j]!.reaches![from])));
+}
+
+/** Whether the resumes of every call may share one block per head: the method's graph was irreducible already. */
+function anyHandBack(points: readonly TransferPoint[]): boolean {
+  return points.some((p) => p.within === null);
 }
 
 /**
  * The method's own code: the original with a check at the entry and on every backedge, each
  * calling the twin when it fires, and the resume after the call.
  */
-export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: readonly TransferPoint[]): MethodCode {
+export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: readonly TransferPoint[], sharedRestores = false): MethodCode {
   const { cf, code, cfg, trigger, frames, method } = ctx;
   if (hasSubroutines(code)) throw new LayoutRefused('jsr/ret subroutines');
   const cp = cf.cp;
@@ -183,7 +219,13 @@ export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: rea
     pushInt(cp, refs), { op: OP.ANEWARRAY, cp: cp.classIndex('java/lang/Object') }, load(OP.ASTORE, temps + 1),
   ];
   const passArrays = () => [load(OP.ALOAD, temps), load(OP.ALOAD, temps + 1)];
-  const resume = new Label();
+  // Each call has a resume of its own, to the loop heads its twin may hand back at (handBackSet).
+  const resumes: { label: Label; from: number; heads: Set<number> }[] = [];
+  const resumeFor = (from: number): Label => {
+    const label = new Label();
+    resumes.push({ label, from, heads: handBackSet(points, from) });
+    return label;
+  };
 
   // Entry: the arguments as they came.
   const entryStub = new Label();
@@ -198,9 +240,9 @@ export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: rea
   // Without a loop, or when it stays (KOMORIUM_TWIN=stay), the twin always returns the method's
   // result: the entry passes no arrays, and no call needs the resume.
   const handsBack = points.length > 0 && !STAY;
-  const afterTwin = (): Node[] => (handsBack ? [{ op: OP.GOTO, target: resume }] : [op(returnOpFor(ret))]);
-  if (!handsBack) ed.append([entryStub, ...callArgs, op(OP.ICONST_0), op(OP.ACONST_NULL), op(OP.ACONST_NULL), callTwin(), ...afterTwin()]);
-  else ed.append([entryStub, ...arrays(), ...callArgs, op(OP.ICONST_0), ...passArrays(), callTwin(), ...afterTwin()]);
+  const afterTwin = (from: number): Node[] => (handsBack ? [{ op: OP.GOTO, target: resumeFor(from) }] : [op(returnOpFor(ret))]);
+  if (!handsBack) ed.append([entryStub, ...callArgs, op(OP.ICONST_0), op(OP.ACONST_NULL), op(OP.ACONST_NULL), callTwin(), ...afterTwin(-1)]);
+  else ed.append([entryStub, ...arrays(), ...callArgs, op(OP.ICONST_0), ...passArrays(), callTwin(), ...afterTwin(-1)]);
   const framed = leadingFramedLabel(code);
   const cont = framed ?? new Label();
   if (!framed) ed.setFrame(cont, frames.entry());
@@ -212,7 +254,7 @@ export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: rea
     const v = headLabel(p.block);
     const stub = new Label();
     ed.setFrame(stub, frame);
-    ed.append([stub, ...arrays(), ...carryOut(p, i + 1), callTwin(), ...afterTwin()]);
+    ed.append([stub, ...arrays(), ...carryOut(p, i + 1), callTwin(), ...afterTwin(i)]);
     // One check per loop head, shared by its backedges (Rhino's interpreter loop has 132 `continue`s to one head).
     const trampoline = new Label();
     ed.setFrame(trampoline, frame);
@@ -231,17 +273,37 @@ export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: rea
   if (!handsBack) return ed.finish();
   // Resume: return the twin's result, or go on at the loop head the twin stopped before.
   const afterCall: Frame = { locals: [...Array<VType>(temps).fill('T'), '[J', '[Ljava/lang/Object;'], stack: ret === 'V' ? [] : [vtypeOfField(ret)] };
-  const done = new Label();
-  ed.setFrame(resume, afterCall);
-  ed.setFrame(done, afterCall);
-  const cases = points.map(() => new Label());
-  ed.append([resume, load(OP.ALOAD, temps), op(OP.ICONST_0), op(OP.LALOAD), op(OP.L2I)]);
-  ed.append([{ op: OP.TABLESWITCH, low: 0, dflt: done, targets: [done, ...cases] }, done, op(returnOpFor(ret))]);
-  points.forEach((p, i) => {
-    ed.setFrame(cases[i]!, afterCall);
-    const drop = ret === 'V' ? [] : [op(ret === 'J' || ret === 'D' ? OP.POP2 : OP.POP)];
-    ed.append([cases[i]!, ...drop, ...restoreLocals(cp, p, temps, (s) => s), { op: OP.GOTO, target: heads[i]! }]);
-  });
+  // The restores: by default each call's own, as its resume's cases. Shared (a method that would
+  // otherwise cross HugeMethodLimit: Rhino's interpretLoop), one block per head for the calls made
+  // inside its loop (dominated by the head, so the jump back is one more backedge of that loop), and
+  // one more for the calls made in the loops around it but not in it, which the head cannot reach
+  // (dominated by those loops' heads, and in no cycle through this one); each call's resume then
+  // only reads P[0] and picks among them. Shared, Sunflow at interval 1,000 lost what the reducible
+  // resumes had gained (1.92 against 1.74 times its CPU time; BENCHMARKS-framework.md).
+  const drop = (): Node[] => (ret === 'V' ? [] : [op(ret === 'J' || ret === 'D' ? OP.POP2 : OP.POP)]);
+  const restores = new Map<string, Label>();
+  let calls = 0;
+  const restoreBlock = (j: number, inside: boolean, call: number): Label => {
+    const key = `${j}${inside || anyHandBack(points) ? 'i' : 'o'}${sharedRestores ? '' : `@${call}`}`;
+    let l = restores.get(key);
+    if (!l) {
+      l = new Label();
+      ed.setFrame(l, afterCall);
+      ed.append([l, ...drop(), ...restoreLocals(cp, points[j]!, temps, (s) => s), { op: OP.GOTO, target: heads[j]! }]);
+      restores.set(key, l);
+    }
+    return l;
+  };
+  for (const { label, from, heads: may } of resumes) {
+    const done = new Label();
+    ed.setFrame(label, afterCall);
+    ed.setFrame(done, afterCall);
+    const around = from < 0 ? [] : (points[from]!.within ?? []);
+    const call = calls++;
+    const cases = [...may].sort((x, y) => x - y).map((j) => ({ key: j + 1, target: restoreBlock(j, around.includes(j), call) }));
+    ed.append([label, load(OP.ALOAD, temps), op(OP.ICONST_0), op(OP.LALOAD), op(OP.L2I)]);
+    ed.append([{ op: OP.LOOKUPSWITCH, dflt: done, keys: cases.map((c) => c.key), targets: cases.map((c) => c.target) }, done, op(returnOpFor(ret))]);
+  }
   return ed.finish();
 
   function headLabel(block: number): Label {
@@ -301,16 +363,27 @@ export function twinBody(ctx: LayoutContext, method: MemberInfo, points: readonl
     ]);
   };
   const resumeLabels = new Map<number, Label>();
-  const handBack: ResumePlan = (ed, block) => {
+  // Entries 0 (the method entry) and i + 1 (point i) may hand back at the points of these sets.
+  const mayHandBack = [-1, ...points.keys()].map((from) => handBackSet(points, from));
+  const handBack: ResumePlan = (ed, block, checking) => {
     let l = resumeLabels.get(block);
     if (l) return l;
     const i = points.findIndex((p) => p.block === block);
     const p = points[i]!;
+    const frame = ctx.frames.before(ctx.cfg.blocks[block]!.firstInsn);
     l = new Label();
-    ed.setFrame(l, ctx.frames.before(ctx.cfg.blocks[block]!.firstInsn));
+    ed.setFrame(l, frame);
     const marker = [load(OP.ALOAD, k + 1), op(OP.ICONST_0), pushInt(cp, i + 1), op(OP.I2L), op(OP.LASTORE)];
     const result = ret === 'V' ? [] : [neutral(ret)];
     ed.append([l, ...storeLocals(cp, p, k + 1, shift), ...marker, ...result, op(returnOpFor(ret))]);
+    if (mayHandBack.some((set) => !set.has(i))) {
+      // Entered where the method may not resume at this head: on in the twin's checking copy.
+      const gate = new Label();
+      ed.setFrame(gate, frame);
+      const targets = mayHandBack.map((set) => (set.has(i) ? l! : checking));
+      ed.append([gate, load(OP.ILOAD, k), { op: OP.TABLESWITCH, low: 0, dflt: checking, targets }]);
+      l = gate;
+    }
     resumeLabels.set(block, l);
     return l;
   };
