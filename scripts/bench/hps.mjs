@@ -192,13 +192,12 @@ function configsFor(opts, winner, wl) {
   if (opts.parts.has('mechanisms')) {
     const kind = 'hot-methods';
     const t = TARGET[kind];
-    // Switching indy costs several times the program's time (2026-11-25, at load 20-35: minutes a
-    // run), yet at low load its runs take seconds (2026-11-27: 3-52 s), so they are timed like the others.
-    const timed = () => true;
+    // Every mechanism is timed, indy's switching too: at load 20-35 (2026-11-25) its runs took
+    // minutes, at low load (2026-11-27) 3-52 s.
     for (const m of opts.mechanisms) {
-      add({ id: `${kind}/${m}/basic`, kind, variant: m, props: burstProps({ never: true }), timed: timed(m), role: 'basic' });
+      add({ id: `${kind}/${m}/basic`, kind, variant: m, props: burstProps({ never: true }), timed: true, role: 'basic' });
       if (m !== 'counter') add({ id: `${kind}/${m}/never-armed`, kind, variant: m, props: burstProps({ never: true, neverArmed: true }), timed: true, role: 'never-armed' });
-      add({ id: `${kind}/${m}/total`, kind, variant: m, props: burstProps(t), timed: timed(m), role: 'total', f: t.f, l: t.l });
+      add({ id: `${kind}/${m}/total`, kind, variant: m, props: burstProps(t), timed: true, role: 'total', f: t.f, l: t.l });
     }
     if (opts.mechanisms.includes('indy')) add({ id: `${kind}/indy/basic-period-100`, kind, variant: 'indy', props: burstProps({ never: true, period: 100 }), timed: true, role: 'switching' });
     // The flag armed half the time: what more armed time buys in accuracy and costs in counting.

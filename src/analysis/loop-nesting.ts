@@ -5,6 +5,7 @@
  * compilers treat an irreducible loop as they treat no other, even where its jumps never run.
  */
 import type { Cfg } from './cfg.js';
+import { edgesOf } from './loops.js';
 
 export interface LoopNesting {
   /** For each head, the indices of the heads whose loops contain it, itself included. */
@@ -16,9 +17,9 @@ export interface LoopNesting {
 /** The nesting of `heads` (block indices); null when the graph is irreducible already. */
 export function loopNesting(cfg: Cfg, heads: readonly number[]): LoopNesting | null {
   if (cfg.irreducible) return null;
-  const bodies = heads.map((v) => loopBody(cfg, v));
-  const within = heads.map((v) => heads.flatMap((_, k) => (bodies[k]!.has(v) ? [k] : [])));
   const latches = heads.map((v) => cfg.backEdges.filter((e) => e.to === v).map((e) => e.from));
+  const bodies = heads.map((v, k) => loopBody(cfg, v, latches[k]!));
+  const within = heads.map((v) => heads.flatMap((_, k) => (bodies[k]!.has(v) ? [k] : [])));
   const reaches = heads.map((v) => {
     const seen = forward(cfg, v);
     return latches.map((us) => us.some((u) => seen.has(u)));
@@ -26,9 +27,9 @@ export function loopNesting(cfg: Cfg, heads: readonly number[]): LoopNesting | n
   return { within, reaches };
 }
 
-function loopBody(cfg: Cfg, v: number): Set<number> {
+function loopBody(cfg: Cfg, v: number, latches: readonly number[]): Set<number> {
   const body = new Set([v]);
-  const work = cfg.backEdges.filter((e) => e.to === v).map((e) => e.from);
+  const work = [...latches];
   while (work.length > 0) {
     const b = work.pop()!;
     if (body.has(b)) continue;
@@ -45,8 +46,7 @@ function forward(cfg: Cfg, from: number): Set<number> {
     const b = work.pop()!;
     if (seen.has(b)) continue;
     seen.add(b);
-    const block = cfg.blocks[b]!;
-    for (const s of [...block.successors, ...block.handlers]) if (!seen.has(s)) work.push(s);
+    for (const s of edgesOf(cfg.blocks[b]!)) if (!seen.has(s)) work.push(s);
   }
   return seen;
 }

@@ -184,7 +184,7 @@ export function transferPoints(ctx: LayoutContext): TransferPoint[] {
  */
 export function handBackSet(points: readonly TransferPoint[], from: number): Set<number> {
   const all = [...points.keys()];
-  if (points.some((p) => p.within === null)) return new Set(all);
+  if (anyHandBack(points)) return new Set(all);
   const outermost = (j: number) => points[j]!.within!.length === 1;
   if (from < 0) return new Set(all.filter(outermost));
   const around = points[from]!.within!;
@@ -282,9 +282,10 @@ export function checksCallingTwin(ctx: LayoutContext, twin: TwinRef, points: rea
   // resumes had gained (1.92 against 1.74 times its CPU time; BENCHMARKS-framework.md).
   const drop = (): Node[] => (ret === 'V' ? [] : [op(ret === 'J' || ret === 'D' ? OP.POP2 : OP.POP)]);
   const restores = new Map<string, Label>();
+  const irreducible = anyHandBack(points);
   let calls = 0;
   const restoreBlock = (j: number, inside: boolean, call: number): Label => {
-    const key = `${j}${inside || anyHandBack(points) ? 'i' : 'o'}${sharedRestores ? '' : `@${call}`}`;
+    const key = `${j}${inside || irreducible ? 'i' : 'o'}${sharedRestores ? '' : `@${call}`}`;
     let l = restores.get(key);
     if (!l) {
       l = new Label();
