@@ -27,6 +27,11 @@ import { FREQ_INLINE_SIZE, MAX_INLINE_SIZE } from '../src/bytecode/hotspot-limit
 
 /** Fixtures whose calls differ from run to run (framework.test.ts says why): outputs compared, profiles not. */
 const NONDETERMINISTIC = new Set(['control']);
+/**
+ * The counting trigger counts each thread's calls apart, so with period 1 each thread that calls
+ * opens one window: the main thread, and interfaces' three task threads.
+ */
+const THREADS_CALLING: Record<string, number> = { interfaces: 4 };
 /** The counting trigger with period 1, stride 1 and samples unbounded: every call is a sample. */
 const EVERY_CALL = ['-Dkomorium.cbs.trigger=checks', '-Dkomorium.cbs.period=1', '-Dkomorium.cbs.stride=1', '-Dkomorium.cbs.samples=2147483647'];
 /** The timer, fast, so that even short fixtures are sampled. */
@@ -122,7 +127,7 @@ for (const release of [8, 17]) {
         const sampled = section<Cbs>(out('every'), 'cbs');
         expect(exhaustive.length).toBeGreaterThan(0);
         expect(edgeRows(sampled.edges)).toEqual(edgeRows(exhaustive));
-        expect(sampled.header.windows).toBe(1);
+        expect(sampled.header.windows).toBe(THREADS_CALLING[f.name] ?? 1);
       });
     }
   });
@@ -221,6 +226,32 @@ describe('the counting trigger does not depend on the JIT', () => {
   });
 });
 
+describe('the counting trigger does not depend on how threads interleave', () => {
+  test('four threads calling at once give byte-identical cbs sections run to run and under -Xint', async () => {
+    const work = tmpDir('komorium-cbs-threads-');
+    const { plain, jar } = await cbsJar(work, 'threads', [join(repoRoot, 'test', 'fixtures', 'cbs-threads', 'Main.java')], 17);
+    const args = ['400000'];
+    const expected = (await runJava({ cp: [plain], main: 'Main', args })).stdout;
+    const outs: string[] = [];
+    for (const [name, flags] of [['c2', []], ['again', []], ['int', ['-Xint']]] as const) {
+      const out = join(work, `${name}.kprof`);
+      const r = await runJava({
+        cp: [jar],
+        main: 'Main',
+        args,
+        jvmArgs: [...flags, '-Dkomorium.quiet', '-Dkomorium.cbs.trigger=checks', '-Dkomorium.cbs.period=997', '-Dkomorium.cbs.stride=3', `-Dkomorium.out=${out}`],
+        timeoutMs: 180_000,
+      });
+      expect(r.stdout, name).toBe(expected);
+      outs.push(data(out));
+    }
+    // About two million calls at period 997: thousands of windows, most of them in the workers.
+    expect(outs[0]).toMatch(/^windows\t[1-9]\d{3}/m);
+    expect(outs[1]).toBe(outs[0]);
+    expect(outs[2]).toBe(outs[0]);
+  });
+});
+
 describe('what C2 makes of a check', () => {
   // HotSpot's defaults: a callee of at most MaxInlineSize bytes of bytecode is inlined wherever it
   // ran, a hot one of at most FreqInlineSize bytes too. The handlers must inline to a decrement
@@ -232,7 +263,7 @@ describe('what C2 makes of a check', () => {
     for (const [name, desc] of [['call', '(I)V'], ['call', '(Ljava/lang/Object;I)V'], ['entry', '(I)V'], ['entryAfterSite', '(I)V'], ['entryAfterThreadSite', '(I)V']]) {
       expect(length(name!, desc!), `${name}${desc}`).toBeLessThanOrEqual(MAX_INLINE_SIZE);
     }
-    expect(length('reached', '(ILjava/lang/Object;I)V')).toBeGreaterThan(FREQ_INLINE_SIZE);
+    expect(length('reached', '(Lkomorium/runtime/CbsClock;ILjava/lang/Object;I)V')).toBeGreaterThan(FREQ_INLINE_SIZE);
   });
 });
 

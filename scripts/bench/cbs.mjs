@@ -150,6 +150,21 @@ export function cbsProps({ trigger, stride, samples, period, spread }) {
   ];
 }
 
+/** How many edges two call graphs count differently, of all the edges either has. */
+function differingEdges(a, b) {
+  const counts = new Map();
+  const key = (e) => `${e.site.key} ${e.callee.key}`;
+  for (const e of a) counts.set(key(e), e.count);
+  let differing = 0;
+  for (const e of b) {
+    const k = key(e);
+    if (counts.get(k) !== e.count) differing++;
+    counts.delete(k);
+  }
+  differing += counts.size;
+  return { edges: new Set([...a, ...b].map(key)).size, differing };
+}
+
 async function benchWorkload(wl, opts, lib) {
   const spec = wl.setup({ quick: opts.quick });
   const wdir = freshDir(join(CACHE, 'cbs', 'work', wl.id));
@@ -198,6 +213,10 @@ async function benchWorkload(wl, opts, lib) {
   check('exhaustive call-edges', ex);
   const exact = lib.section(ex.profile, 'call-edges');
   if (!exact) throw new Error(`${wl.id}: the exhaustive run wrote no call-edges section`);
+  // No trigger can give the same call graph twice where the program's own calls differ run to run.
+  const exAgain = await run(exactCfg, 'again');
+  check('exhaustive call-edges, again', exAgain);
+  res.exactRunToRun = differingEdges(exact.edges, lib.section(exAgain.profile, 'call-edges')?.edges ?? []);
   const calls = exact.edges.reduce((n, e) => n + e.count, 0);
   const appClasses = new Set(spec.instrument.flatMap(jarClasses));
   const intoApp = exact.edges.filter((e) => appClasses.has(e.callee.className));

@@ -34,8 +34,9 @@ import java.util.concurrent.locks.LockSupport;
  * {@code komorium.cbs.stride} (default 7) and {@code komorium.cbs.samples} (samples per trigger,
  * default 16) apply to all. A bad value stops the JVM before the program runs (Config.strictInteger).
  *
- * <p>The counters are plain statics shared by all threads, as in seed 000: a race loses a count
- * or moves a sample by a call, never a recorded edge. Samples go to per-thread tables.
+ * <p>The timer's counters are shared by all threads, as in seed 000: a race loses a count or moves
+ * a sample by a call, never a recorded edge. The counting triggers count each thread's calls apart
+ * (CbsClock says why). Samples go to per-thread tables.
  */
 public final class Cbs {
     /** Figure 3's {@code profilingEnabledByTimer}, tested inline before every instrumented call. */
@@ -67,19 +68,26 @@ public final class Cbs {
                     "a number of calls >= 1 with komorium.cbs.trigger=" + TRIGGER + "; a duration only with the timer");
 
     /*
-     * While the flag is up, a call only decrements countdown: the calls until the next event, a
-     * sample or (counting triggers) the end of a period. The rest of Figure 3 runs in reached(),
-     * out of line where C2 cannot inline it, so that the code the JIT puts at every call site
-     * stays a decrement, a branch and a call (reached() says what inlining it cost).
+     * While the flag is up, a call only decrements its clock's countdown: the calls until the
+     * next event, a sample or (counting triggers) the end of a period. The rest of Figure 3 runs
+     * in reached(), out of line where C2 cannot inline it, so that the code the JIT puts at every
+     * call site stays a decrement, a branch and a call (reached() says what inlining it cost).
+     * FIRST is the timer's clock, or the clock of the thread that initialised this class; every
+     * other thread's clock is found through a ThreadLocal only with a counting trigger. The
+     * constants fold in C2, so the timer's handler decrements one field as it did a static.
      */
-    private static int countdown = Integer.MAX_VALUE;
-    /** What countdown was last set to: the calls that pass before the next event. */
-    private static int pending;
-    /** Counting triggers: the calls before the current countdown. */
-    private static long counted;
-    /** Whether a window is open, and its samples still to take (Figure 3's samplesThisTimerInterrupt). */
-    private static boolean window;
-    private static int left;
+    private static final Thread OWNER = Thread.currentThread();
+    private static final CbsClock FIRST = new CbsClock(0);
+    private static final Counts.PerThread<CbsClock> THREAD_CLOCK = new Counts.PerThread<CbsClock>() {
+        @Override
+        CbsClock create() {
+            return startClock(new CbsClock(Thread.currentThread().getName().hashCode() + 1L));
+        }
+    };
+
+    private static CbsClock clock() {
+        return TIMER || Thread.currentThread() == OWNER ? FIRST : THREAD_CLOCK.get();
+    }
 
     /** The window's edges; with komorium.cbs.grid one window per cell, fed by the same calls. */
     private static final CbsWindow[] WINDOWS = CbsWindow.fromOptions(STRIDE, SAMPLES);
@@ -108,13 +116,7 @@ public final class Cbs {
                 stop();
             }
         });
-        if (GRID) {
-            // Every call goes to the grid, which keeps each cell's own count.
-            schedule(1);
-        } else if (!TIMER) {
-            // The PERIOD-th call opens the first window.
-            schedule((int) PERIOD);
-        }
+        startClock(FIRST);
         if (!TIMER) {
             // Every call counts: the flag stays up.
             armed = true;
@@ -122,6 +124,17 @@ public final class Cbs {
     }
 
     private Cbs() {
+    }
+
+    private static CbsClock startClock(CbsClock c) {
+        if (GRID) {
+            // Every call goes to the grid, which keeps each cell's own count.
+            c.schedule(1);
+        } else if (!TIMER) {
+            // The PERIOD-th call opens the first window.
+            c.schedule((int) PERIOD);
+        }
+        return c;
     }
 
     /** At exit: no more ticks, no more samples while the profile is written. */
@@ -135,15 +148,17 @@ public final class Cbs {
 
     /** A call whose callee the instruction fixes: static, special, private or final. */
     public static void call(int site) {
-        if (--countdown <= 0) {
-            reached(site, null, CALL);
+        CbsClock c = clock();
+        if (--c.countdown <= 0) {
+            reached(c, site, null, CALL);
         }
     }
 
     /** A virtual or interface call on {@code receiver}; a null receiver makes no call and is not counted. */
     public static void call(Object receiver, int site) {
-        if (receiver != null && --countdown <= 0) {
-            reached(site, receiver, CALL);
+        CbsClock c = clock();
+        if (receiver != null && --c.countdown <= 0) {
+            reached(c, site, receiver, CALL);
         }
     }
 
@@ -155,22 +170,25 @@ public final class Cbs {
 
     /** Entry of the method of entry site {@code site}; the caller from a stack walk. */
     public static void entry(int site) {
-        if (--countdown <= 0) {
-            reached(site, null, ENTRY_STACK);
+        CbsClock c = clock();
+        if (--c.countdown <= 0) {
+            reached(c, site, null, ENTRY_STACK);
         }
     }
 
     /** Entry, the caller from the site every instrumented invoke stored in {@link #lastSite}. */
     public static void entryAfterSite(int site) {
-        if (--countdown <= 0) {
-            reached(site, null, ENTRY_STATIC);
+        CbsClock c = clock();
+        if (--c.countdown <= 0) {
+            reached(c, site, null, ENTRY_STATIC);
         }
     }
 
     /** Entry, the caller from the site every instrumented invoke stored in its thread's slot. */
     public static void entryAfterThreadSite(int site) {
-        if (--countdown <= 0) {
-            reached(site, null, ENTRY_THREAD);
+        CbsClock c = clock();
+        if (--c.countdown <= 0) {
+            reached(c, site, null, ENTRY_THREAD);
         }
     }
 
@@ -191,8 +209,8 @@ public final class Cbs {
      * (test/cbs.test.ts checks both). The decrement stays inline: with a counting trigger, whose
      * flag is always up, a call of this method at every call cost JFlex 20% more CPU time.
      */
-    private static void reached(int site, Object receiver, int event) {
-        if (due()) {
+    private static void reached(CbsClock c, int site, Object receiver, int event) {
+        if (due(c)) {
             if (event == CALL) {
                 sample(site, receiver);
             } else if (event == ENTRY_STACK) {
@@ -231,43 +249,38 @@ public final class Cbs {
         THREAD_SITE.get()[0] = site;
     }
 
-    private static void schedule(int calls) {
-        countdown = calls;
-        pending = calls;
-    }
-
     /**
      * The call that brought countdown to zero: Figure 3's slow path. Returns whether it is a
      * sample. With a counting trigger every call counts towards the end of the period, in a window
      * or not; the call that ends a period outside a window opens one and is its first call (so
      * that period 1, stride 1 and unbounded samples record every call: the exhaustive profile).
      */
-    static boolean due() {
+    static boolean due(CbsClock c) {
         if (GRID) {
-            schedule(1);
+            c.schedule(1);
             return true;
         }
         if (!TIMER) {
-            counted += pending;
-            if (!window) {
-                window = true;
-                left = SAMPLES;
-                int start = ONE.nextStart();
+            c.counted += c.pending;
+            if (!c.window) {
+                c.window = true;
+                c.left = SAMPLES;
+                int start = c.nextStart(STRIDE);
                 if (start > 1) {
-                    schedule(start - 1);
+                    c.schedule(start - 1);
                     return false;
                 }
             }
         }
-        if (--left > 0) {
-            schedule(STRIDE);
+        if (--c.left > 0) {
+            c.schedule(STRIDE);
         } else {
-            window = false;
+            c.window = false;
             if (TIMER) {
                 armed = false;
-                schedule(Integer.MAX_VALUE);
+                c.schedule(Integer.MAX_VALUE);
             } else {
-                schedule((int) ((counted / PERIOD + 1) * PERIOD - counted));
+                c.schedule((int) ((c.counted / PERIOD + 1) * PERIOD - c.counted));
             }
         }
         return true;
@@ -284,14 +297,14 @@ public final class Cbs {
             for (CbsWindow w : WINDOWS) {
                 w.start();
             }
-        } else if (!window || !armed) {
-            if (SPREAD && !window) {
+        } else if (!FIRST.window || !armed) {
+            if (SPREAD && !FIRST.window) {
                 skipBound = Math.min(1 << 30, skipBound + (skipBound >> 2) + 1);
             }
-            left = SAMPLES;
-            schedule(ONE.nextStart() + (SPREAD ? ONE.below(skipBound) : 0));
-            window = true;
-        } else if (SPREAD && left == SAMPLES) {
+            FIRST.left = SAMPLES;
+            FIRST.schedule(FIRST.nextStart(STRIDE) + (SPREAD ? FIRST.below(skipBound) : 0));
+            FIRST.window = true;
+        } else if (SPREAD && FIRST.left == SAMPLES) {
             skipBound = Math.max(1, skipBound - (skipBound >> 2));
         }
         armed = true;
@@ -337,7 +350,29 @@ public final class Cbs {
 
     /** Triggers so far: timer ticks, or the periods the counted calls completed. */
     private static long triggers() {
-        return TIMER || GRID ? ticks : (counted + pending - countdown) / PERIOD;
+        if (TIMER || GRID) {
+            return ticks;
+        }
+        long periods = 0;
+        for (CbsClock c : clocks()) {
+            periods += c.calls() / PERIOD;
+        }
+        return periods;
+    }
+
+    /** Windows opened by the clocks (the grid's cells count their own). */
+    private static long windows() {
+        long n = 0;
+        for (CbsClock c : clocks()) {
+            n += c.windows;
+        }
+        return n;
+    }
+
+    private static java.util.List<CbsClock> clocks() {
+        java.util.List<CbsClock> all = THREAD_CLOCK.all();
+        all.add(0, FIRST);
+        return all;
     }
 
     /** The timer trigger: a daemon thread (it never keeps the JVM alive) that arms the flag every period. */
@@ -440,13 +475,14 @@ public final class Cbs {
             file.record("spread", SPREAD && TIMER && !GRID ? "calls" : "none");
             file.record("seed", Config.seed());
             file.record("ticks", triggers());
-            file.record("windows", w.windows);
+            long windows = GRID ? w.draws.windows : windows();
+            file.record("windows", windows);
             file.record("samples", edges.calls);
             file.record("dropped", dropped);
             for (EdgeCounts.Edge e : edges.edges) {
                 file.record("edge", e.site, e.callee, e.count);
             }
-            return edges.calls + " samples on " + edges.edges.size() + " edges in " + w.windows + " windows";
+            return edges.calls + " samples on " + edges.edges.size() + " edges in " + windows + " windows";
         }
     }
 }

@@ -18,9 +18,8 @@ final class CbsWindow {
     private int skipped;
     private int left;
     boolean open;
-    private long random = Config.seed() ^ 0x2545F4914F6CDD1DL;
-    /** Windows opened. */
-    long windows;
+    /** The cell's draws of its start offsets, and the windows it opened. */
+    final CbsClock draws = new CbsClock(0);
 
     private final Counts.PerThread<Counts.ByPair> edges = new Counts.PerThread<Counts.ByPair>() {
         @Override
@@ -53,18 +52,7 @@ final class CbsWindow {
 
     /** A window opens: how many calls away its first sample is, 1 to STRIDE (the paper's random start). */
     int nextStart() {
-        windows++;
-        return 1 + below(stride);
-    }
-
-    /** A number drawn uniformly from [0, bound). */
-    int below(int bound) {
-        long x = random;
-        x ^= x << 13;
-        x ^= x >>> 7;
-        x ^= x << 17;
-        random = x;
-        return (int) ((x >>> 1) % bound);
+        return draws.nextStart(stride);
     }
 
     /** The grid's trigger: the window opens unless it is open. */
