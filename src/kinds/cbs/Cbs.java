@@ -78,7 +78,11 @@ public final class Cbs {
      * without that lookup (a render thread makes nearly every call of Sunflow, not the main thread
      * that initialised Cbs: the lookup at every call took its CPU time from 1.6 to 2.9 times the
      * uninstrumented run's, and the cache alone for every thread cost JFlex 1.39 to 1.65 times).
-     * The constants fold in C2, so the timer's handler decrements one field as it did a static.
+     * Sunflow still pays for the cache (2.0 times against 1.5 to 1.65 with one shared countdown):
+     * the cost of a graph that does not depend on how threads interleave. A MutableCallSite that C2
+     * folds to the busiest thread's clock, relinked when another thread becomes the busiest, cost
+     * Sunflow 2.8 times. The constants fold in C2, so the timer's handler decrements one field as it
+     * did a static.
      */
     private static final Thread OWNER = Thread.currentThread();
     private static final CbsClock FIRST = new CbsClock(0);
