@@ -6,6 +6,7 @@ import { geomean } from './util.mjs';
 import { whereTheCpuWent } from './cbs-cost.mjs';
 import { countingPeriods } from './cbs-periods.mjs';
 import { windowStart } from './cbs-spread.mjs';
+import { checkParts, countingClocks } from './cbs-floor.mjs';
 
 const ACCURACY_TARGET = 0.64;
 const OVER_BASE = 0.25;
@@ -188,6 +189,8 @@ export function writeCbsReport(results, { md, json }) {
   out.push(...countingPeriods(join(dirname(json), 'bench-cbs-periods.json')));
   out.push(...windowStart());
   out.push(...cheapCells(wls, settings));
+  out.push(...checkParts());
+  out.push(...countingClocks());
   writeFileSync(md, out.join('\n') + '\n');
 }
 

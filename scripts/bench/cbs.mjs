@@ -435,7 +435,10 @@ export async function runKindBench(argv) {
       results.workloads[wl.id] = mergeResults(results.workloads[wl.id], { ...(await benchWorkload(wl, opts, lib)), run });
     } catch (e) {
       log(`${wl.id}: FAILED: ${e.stack ?? e}`);
-      results.workloads[wl.id] = { id: wl.id, title: wl.title, error: String(e.message ?? e), run };
+      // A run that failed (an input missing) keeps what earlier runs measured.
+      const old = results.workloads[wl.id];
+      const failure = `run at ${run.commit} failed: ${e.message ?? e}`;
+      results.workloads[wl.id] = old && !old.error ? { ...old, problems: [...(old.problems ?? []), failure] } : { id: wl.id, title: wl.title, error: String(e.message ?? e), run };
     }
     saveJson(opts.json, results);
     writeCbsReport(results, { md: opts.md, json: opts.json });
