@@ -17,8 +17,10 @@ import java.util.List;
  * constant ({@code Thread.currentThread()} is an intrinsic) and its state is a constant too, so its
  * blocks cost a compare and a decrement. Any other thread finds its state through a one-entry cache,
  * the state of the other thread that ran last, which a plain static holds: C2 must reload it and its
- * thread at every block, which cost JFlex's single thread about a quarter of its CPU time more
- * (BENCHMARKS-subpaths.md). A thread that misses the cache looks its state up and takes the cache
+ * thread at every block, which cost JFlex's single thread about a fifth of its CPU time more
+ * (2.4 against 2.0 times the uninstrumented run's, BENCHMARKS-subpaths.md). The price is the failed
+ * compare on every block of the other threads: Sunflow, whose render thread runs nearly every
+ * block, went from 2.6–2.7 to 2.9–3.0 times. A thread that misses the cache looks its state up and takes the cache
  * over after 64 misses in a row, so that two threads running at once do not write the shared slot on
  * every block. Each thread's counter, random generator and unfinished
  * subpaths are its own: a subpath never mixes two threads' blocks, and a thread samples the same way
@@ -80,36 +82,25 @@ public final class Subpaths {
 
     /** A basic block of instrumented code starts: the thesis' enterBlock. */
     public static void enterBlock(int site) {
-        if (Thread.currentThread() == OWNER) {
-            SubpathState s = FIRST;
-            if (--s.skip <= 0) {
-                s.slow(site);
-            }
-        } else {
-            other(site);
+        Thread t = Thread.currentThread();
+        SubpathState s = t == OWNER ? FIRST : other(t);
+        if (--s.skip <= 0) {
+            s.slow(site);
         }
     }
 
-    private static void other(int site) {
+    private static SubpathState other(Thread t) {
         SubpathState s = cached;
-        if (s.thread == Thread.currentThread()) {
-            if (--s.skip <= 0) {
-                s.slow(site);
-            }
-        } else {
-            miss(site);
-        }
+        return s.thread == t ? s : miss();
     }
 
-    private static void miss(int site) {
+    private static SubpathState miss() {
         SubpathState s = MINE.get();
         if (++s.misses >= 64) {
             s.misses = 0;
             cached = s;
         }
-        if (--s.skip <= 0) {
-            s.slow(site);
-        }
+        return s;
     }
 
     /**
