@@ -13,11 +13,16 @@ import java.util.List;
  * bounded memory. {@code -Dkomorium.subpaths.mode=exact} counts every subpath instead (the ground
  * truth, {@link SubpathExact}); {@code skip} runs the skip logic alone, the thesis' t3.
  *
- * <p>The running thread's state is found through a one-entry cache: the state of the thread that ran
- * last, compared with {@code Thread.currentThread()} (an intrinsic), so a single busy thread pays a
- * compare and a decrement per block instead of a ThreadLocal lookup. Another thread misses, looks its
- * state up and takes the cache over after 64 misses in a row, so that two threads running at once do
- * not write the shared slot on every block. Each thread's counter, random generator and unfinished
+ * <p>The running thread's state: the thread that initialised this class compares itself with a
+ * constant ({@code Thread.currentThread()} is an intrinsic) and its state is a constant too, so its
+ * blocks cost a compare and a decrement. Any other thread finds its state through a one-entry cache,
+ * the state of the other thread that ran last, which a plain static holds: C2 must reload it and its
+ * thread at every block, which cost JFlex's single thread about a fifth of its CPU time more
+ * (2.4 against 2.0 times the uninstrumented run's, BENCHMARKS-subpaths.md). The price is the failed
+ * compare on every block of the other threads: Sunflow, whose render thread runs nearly every
+ * block, went from 2.6–2.7 to 2.9–3.0 times. A thread that misses the cache looks its state up and takes the cache
+ * over after 64 misses in a row, so that two threads running at once do not write the shared slot on
+ * every block. Each thread's counter, random generator and unfinished
  * subpaths are its own: a subpath never mixes two threads' blocks, and a thread samples the same way
  * whatever the others do.
  */
@@ -47,17 +52,25 @@ public final class Subpaths {
     private static final ThreadLocal<SubpathState> MINE = new ThreadLocal<SubpathState>() {
         @Override
         protected SubpathState initialValue() {
-            synchronized (STATES) {
-                if ((registered & 63) == 63) {
-                    dropEnded();
-                }
-                SubpathState s = new SubpathState(Thread.currentThread(), registered++);
-                STATES.add(s);
-                return s;
-            }
+            Thread t = Thread.currentThread();
+            return t == OWNER ? FIRST : register(t);
         }
     };
-    /** The state of the thread that ran last; racy on purpose (a state is only ever changed by its own thread). */
+
+    private static SubpathState register(Thread t) {
+        synchronized (STATES) {
+            if ((registered & 63) == 63) {
+                dropEnded();
+            }
+            SubpathState s = new SubpathState(t, registered++);
+            STATES.add(s);
+            return s;
+        }
+    }
+    /** The thread that initialised this class, and its state (the first registered). */
+    private static final Thread OWNER = Thread.currentThread();
+    private static final SubpathState FIRST = register(OWNER);
+    /** The state of the other thread that ran last; racy on purpose (a state is only ever changed by its own thread). */
     private static SubpathState cached = new SubpathState(null, -1);
 
     static {
@@ -69,25 +82,25 @@ public final class Subpaths {
 
     /** A basic block of instrumented code starts: the thesis' enterBlock. */
     public static void enterBlock(int site) {
-        SubpathState s = cached;
-        if (s.thread == Thread.currentThread()) {
-            if (--s.skip <= 0) {
-                s.slow(site);
-            }
-        } else {
-            miss(site);
+        Thread t = Thread.currentThread();
+        SubpathState s = t == OWNER ? FIRST : other(t);
+        if (--s.skip <= 0) {
+            s.slow(site);
         }
     }
 
-    private static void miss(int site) {
+    private static SubpathState other(Thread t) {
+        SubpathState s = cached;
+        return s.thread == t ? s : miss();
+    }
+
+    private static SubpathState miss() {
         SubpathState s = MINE.get();
         if (++s.misses >= 64) {
             s.misses = 0;
             cached = s;
         }
-        if (--s.skip <= 0) {
-            s.slow(site);
-        }
+        return s;
     }
 
     /**
