@@ -21,6 +21,8 @@ final class CbsClock {
     int left;
     /** Windows opened. */
     long windows;
+    /** Calls in a row that found another thread's clock in Cbs's cache. */
+    int misses;
     private long random;
 
     /** A clock whose draws are those of {@code komorium.seed} mixed with {@code salt} (0 for the first clock). */
