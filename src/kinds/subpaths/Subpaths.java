@@ -20,11 +20,11 @@ import java.util.List;
  * thread at every block, which cost JFlex's single thread about a fifth of its CPU time more
  * (2.4 against 2.0 times the uninstrumented run's, BENCHMARKS-subpaths.md). The price is the failed
  * compare on every block of the other threads: Sunflow, whose render thread runs nearly every
- * block, went from 2.6–2.7 to 2.9–3.0 times. A thread that misses the cache looks its state up and takes the cache
- * over after 64 misses in a row, so that two threads running at once do not write the shared slot on
- * every block. Each thread's counter, random generator and unfinished
- * subpaths are its own: a subpath never mixes two threads' blocks, and a thread samples the same way
- * whatever the others do.
+ * block, went from 2.6–2.7 to 2.9–3.0 times. A thread that misses the cache looks its state up,
+ * and takes the cache over at its 64th miss since it last did, so that two threads running at once
+ * do not write the shared slot on every block. Each thread's counter, random generator and
+ * unfinished subpaths are its own: a subpath never mixes two threads' blocks, and a thread samples
+ * the same way whatever the others do.
  */
 public final class Subpaths {
     static final int MODE_SAMPLE = 0;
