@@ -94,7 +94,11 @@ public final class Cbs {
         }
     };
 
-    /** A thread and its clock, read as one reference so that no thread can take another's clock. */
+    /**
+     * A thread and its clock, read as one reference so that no thread can take another's clock. The
+     * clock does not hold its thread: the clocks of ended threads stay for the profile, their
+     * Threads (and what they hold) need not.
+     */
     private static final class Recent {
         final Thread thread;
         final CbsClock clock;

@@ -21,7 +21,7 @@ final class CbsClock {
     int left;
     /** Windows opened. */
     long windows;
-    /** Calls in a row that found another thread's clock in Cbs's cache. */
+    /** Calls that found another thread's clock in Cbs's cache since this clock last took it over. */
     int misses;
     private long random;
 

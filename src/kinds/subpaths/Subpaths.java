@@ -67,6 +67,7 @@ public final class Subpaths {
             return s;
         }
     }
+
     /** The thread that initialised this class, and its state (the first registered). */
     private static final Thread OWNER = Thread.currentThread();
     private static final SubpathState FIRST = register(OWNER);
