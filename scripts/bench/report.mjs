@@ -4,6 +4,7 @@ import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { colorOf, linePlot } from './svg.mjs';
 import { geomean } from './util.mjs';
+import { plainJavaSection, plainJavaTargetRows, plainJavaTargets } from './plain-java.mjs';
 
 // A run of every workload at every granularity takes hours; a sweep over some workloads has a page of its own.
 const SWEEP_MD = 'BENCHMARKS-sweep.md';
@@ -191,6 +192,7 @@ export function writeReport(results, { md, figures, json = 'bench-results.json' 
         `${t.instrument.perJar.map((p) => `${p.id} ${secs(p.k)} vs ${secs(p.j)}`).join(', ')}; peak ${mib(t.instrument.biggestPeakKb)} | ${met(t.instrument.met)} |`,
     );
   } else L.push(`| \`instrument\` time ≤ JaCoCo offline; peak memory < 1 GiB | not measured | ${met(null)} |`);
+  L.push(...plainJavaTargetRows(plainJavaTargets(results, wls), met));
   L.push('');
 
   L.push('## Workloads');
@@ -242,6 +244,7 @@ export function writeReport(results, { md, figures, json = 'bench-results.json' 
   L.push('');
   L.push(`![overhead against granularity](${rel(files.overhead)})`);
   L.push('');
+  L.push(...plainJavaSection(results, wls));
   const sweepJson = join(dirname(md), SWEEP_JSON);
   if (!isSweep && existsSync(join(dirname(md), SWEEP_MD)) && existsSync(sweepJson)) {
     const sweep = JSON.parse(readFileSync(sweepJson, 'utf8'));
