@@ -39,7 +39,8 @@ const HELP = `usage: node scripts/bench.mjs [options]     (npm run bench -- [opt
   --json PATH  --md PATH  --figures DIR   outputs (default bench-results.json, BENCHMARKS.md, scripts/bench/figures)
   --no-install            do not run scripts/install-bench-deps.sh first
   --kind NAME [options]   instead: the benchmark of a profile kind, scripts/bench/NAME.mjs (e.g. --kind cbs --help)
-  --subpaths …            short for --kind subpaths (issue 22): BENCHMARKS-subpaths.md`;
+  --subpaths …            short for --kind subpaths (issue 22): BENCHMARKS-subpaths.md
+  --kind scale …          \`instrument\` on a 100 MB class path at 1, 2, … workers (issue 23): BENCHMARKS-scale.md`;
 
 function parseArgs(argv) {
   const env = process.env;
