@@ -80,6 +80,15 @@ export function plainJavaSection(results, wls) {
   ]);
   L.push(`| **geomean** | ${[...g, '', '', '', ''].join(' | ')} |`);
   L.push('');
+  // The exact agent is not timed (it is the ground truth of the accuracy columns); its one verification run is all there is.
+  const exact = wls.filter((w) => w.configs.exact?.verifyWallMs != null && w.base?.medianMs);
+  if (exact.length) {
+    L.push(
+      `The exact agent (\`-Dkomorium.agent=exact\`, every bytecode counted in its calling context) on a plain \`java\`, its one verification run over the uninstrumented median (wall; not interleaved, so a rough figure): ` +
+        `${exact.map((w) => `${w.id} ${ratio(w.configs.exact.verifyWallMs / w.base.medianMs)}`).join(', ')}; geometric mean ${ratio(geomean(exact.map((w) => w.configs.exact.verifyWallMs / w.base.medianMs)))}.`,
+    );
+    L.push('');
+  }
   const crossed = wls.filter((w) => w.komoriumInstrument?.hugeMethods != null);
   if (crossed.length) {
     L.push(`Methods that \`instrument\` (default options) pushed past HugeMethodLimit, from its summary's \`JIT limit\` line: ${crossed.map((w) => `${w.id} ${w.komoriumInstrument.hugeMethods}`).join(', ')}.`);
