@@ -19,6 +19,9 @@ import { loadavg, machineInfo } from './bench/machine.mjs';
 const EXACT_MAX_CONTEXTS = 30_000_000;
 const FULL_GRANULARITIES = [500, 1000, 5000, 10000, 50000, 100000, 1000000];
 const QUICK_GRANULARITIES = [1000, 10000];
+const HUGE_FLAG = '-XX:-DontCompileHugeMethods';
+/** The granularity of issue 23's plain-`java` target, also run with HUGE_FLAG. */
+const HUGE_G = 10000;
 
 const HELP = `usage: node scripts/bench.mjs [options]     (npm run bench -- [options] builds first)
   --quick                 smoke run: 1 repetition, granularities ${QUICK_GRANULARITIES.join(',')}, smaller JFlex input,
@@ -27,14 +30,17 @@ const HELP = `usage: node scripts/bench.mjs [options]     (npm run bench -- [opt
   --workloads a,b         subset of: ${WORKLOADS.map((w) => w.id).join(', ')} (env BENCH_WORKLOADS)
   --granularities a,b     (default ${FULL_GRANULARITIES.join(',')}; env BENCH_GRANULARITIES)
   --random R              R of the randomized runs (default 100); --no-random: constant only
-  --skip x,y              skip parts: jacoco, jfr, exact, instrument-speed, workloads
+  --skip x,y              skip parts: jacoco, jfr, exact, huge, instrument-speed, workloads
   --instr-reps N          repetitions of the instrument-speed comparison (default 5, quick 1)
-  --komorium-jvm-args "…" JVM options of komorium runs (default "-XX:-DontCompileHugeMethods", as \`komorium-ts run\`)
+  --komorium-jvm-args "…" JVM options of komorium runs (default none: a plain \`java\`, as a user runs the jar)
+                          agent=none and g=10,000 (randomized) also run with ${HUGE_FLAG} beside
+                          (issue 23; --skip huge leaves those out)
   --report-only           regenerate BENCHMARKS.md and figures from the JSON, run nothing
   --json PATH  --md PATH  --figures DIR   outputs (default bench-results.json, BENCHMARKS.md, scripts/bench/figures)
   --no-install            do not run scripts/install-bench-deps.sh first
   --kind NAME [options]   instead: the benchmark of a profile kind, scripts/bench/NAME.mjs (e.g. --kind cbs --help)
-  --subpaths …            short for --kind subpaths (issue 22): BENCHMARKS-subpaths.md`;
+  --subpaths …            short for --kind subpaths (issue 22): BENCHMARKS-subpaths.md
+  --kind scale …          \`instrument\` on a 100 MB class path at 1, 2, … workers (issue 23): BENCHMARKS-scale.md`;
 
 function parseArgs(argv) {
   const env = process.env;
@@ -46,7 +52,7 @@ function parseArgs(argv) {
     random: 100,
     skip: new Set(),
     instrReps: undefined,
-    komoriumJvmArgs: ['-XX:-DontCompileHugeMethods'],
+    komoriumJvmArgs: [],
     reportOnly: false,
     json: join(REPO, 'bench-results.json'),
     md: join(REPO, 'BENCHMARKS.md'),
@@ -104,6 +110,15 @@ function configsFor(opts) {
     list.push({ id: `g${g}`, kind: 'komorium', agent: 'sampling', g, r: 0, label: `komorium g=${g}` });
     if (opts.random > 0) list.push({ id: `g${g}r`, kind: 'komorium', agent: 'sampling', g, r: opts.random, label: `komorium g=${g}+r${opts.random}` });
   }
+  // Issue 23: a user runs the instrumented jar on a plain `java`; the flag that `komorium-ts run`
+  // passes is measured beside it, in the same rounds, to show what HugeMethodLimit still costs.
+  if (!opts.skip.has('huge') && !opts.komoriumJvmArgs.includes(HUGE_FLAG)) {
+    for (const c of [...list]) {
+      if (c.agent === 'none' || (c.g === HUGE_G && c.r === (opts.random > 0 ? opts.random : 0))) {
+        list.push({ ...c, id: `${c.id}-huge`, label: `${c.label} ${HUGE_FLAG}`, jvmArgs: [HUGE_FLAG] });
+      }
+    }
+  }
   if (!opts.skip.has('jacoco')) list.push({ id: 'jacoco', kind: 'jacoco', label: 'JaCoCo offline' });
   if (!opts.skip.has('jfr')) list.push({ id: 'jfr', kind: 'jfr', label: 'JFR settings=profile' });
   return list;
@@ -143,7 +158,7 @@ async function instrumentAll(tool, jars, outDir, otherJars, drivers) {
   const summary = tool === 'komorium'
     ? {
         leftAsTheyWere: [...all.matchAll(/left as they were:\s+(\d+)/g)].reduce((s, m) => s + Number(m[1]), 0),
-        hugeMethods: [...all.matchAll(/note: (\d+) methods grew past HotSpot's \d+-byte HugeMethodLimit/g)].reduce((s, m) => s + Number(m[1]), 0),
+        hugeMethods: [...all.matchAll(/JIT limit\s+(\d+) methods crossed HotSpot's \d+-byte HugeMethodLimit/g)].reduce((s, m) => s + Number(m[1]), 0),
         warnings: (all.match(/^warning:/gm) ?? []).length,
       }
     : {};
@@ -199,6 +214,7 @@ async function benchWorkload(wl, opts, profileLib) {
         // The ground truth must not be cut at the default 1,000,000 contexts (ecj has more); it is never timed.
         ...(cfg.agent === 'exact' ? [`-Dkomorium.maxContexts=${EXACT_MAX_CONTEXTS}`] : []),
         ...opts.komoriumJvmArgs,
+        ...(cfg.jvmArgs ?? []),
       ];
     }
     if (cfg.kind === 'jacoco') return [`-Djacoco-agent.destfile=${join(art, `jacoco-${tag}.exec`)}`];
@@ -248,7 +264,7 @@ async function benchWorkload(wl, opts, profileLib) {
       const tag = `r${rep}`;
       const { r, outcome } = await run(cfg, tag);
       const problems = cfg.kind === 'base' ? compareOutcome(ref.outcome, outcome) : compareOutcome(ref.outcome, outcome);
-      times[cfg.id].push({ rep, wallMs: r.wallMs, maxRssKb: r.maxRssKb, ok: problems.length === 0 });
+      times[cfg.id].push({ rep, wallMs: r.wallMs, cpuMs: r.cpuMs, maxRssKb: r.maxRssKb, ok: problems.length === 0 });
       if (problems.length) log(`${wl.id}: ${cfg.id} rep ${rep} OUTPUT DIFFERS: ${problems.join('; ')}`);
       // Keep the first repetition's profile / recording (for reproducibility), drop the others.
       if (rep > 0) {
@@ -261,7 +277,12 @@ async function benchWorkload(wl, opts, profileLib) {
     log(`${wl.id}: rep ${rep + 1}/${opts.reps}: ${line}`);
   }
   const baseTimes = times.base;
-  res.base = { wallMs: baseTimes.map((t) => t.wallMs), maxRssKb: baseTimes.map((t) => t.maxRssKb), medianMs: median(baseTimes.map((t) => t.wallMs)) };
+  res.base = {
+    wallMs: baseTimes.map((t) => t.wallMs),
+    cpuMs: baseTimes.map((t) => t.cpuMs),
+    maxRssKb: baseTimes.map((t) => t.maxRssKb),
+    medianMs: median(baseTimes.map((t) => t.wallMs)),
+  };
   for (const cfg of timed.slice(1)) {
     const c = res.configs[cfg.id];
     const ts = times[cfg.id];
@@ -272,6 +293,11 @@ async function benchWorkload(wl, opts, profileLib) {
     c.ratios = ts.map((t) => t.wallMs / baseTimes.find((b) => b.rep === t.rep).wallMs);
     c.medianMs = median(c.wallMs);
     c.medianRatio = median(c.ratios);
+    // CPU time (every thread, the JIT's included) as well: on 2 shared cores wall time also measures the neighbours.
+    if (ts.every((t) => t.cpuMs != null)) {
+      c.cpuMs = ts.map((t) => t.cpuMs);
+      c.medianCpuRatio = median(ts.map((t) => t.cpuMs / baseTimes.find((b) => b.rep === t.rep).cpuMs));
+    }
     c.medianMaxRssKb = median(c.maxRssKb);
   }
 

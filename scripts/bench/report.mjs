@@ -4,6 +4,7 @@ import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { colorOf, linePlot } from './svg.mjs';
 import { geomean } from './util.mjs';
+import { plainJavaSection, plainJavaTargetRows, plainJavaTargets } from './plain-java.mjs';
 
 // A run of every workload at every granularity takes hours; a sweep over some workloads has a page of its own.
 const SWEEP_MD = 'BENCHMARKS-sweep.md';
@@ -140,13 +141,16 @@ export function writeReport(results, { md, figures, json = 'bench-results.json' 
     L.push(`> A subset of the workloads at every granularity, beside the full run in [BENCHMARKS.md](BENCHMARKS.md); the targets below are over these ${Object.keys(results.workloads).length} workloads only.`);
     L.push('');
   }
-  // The profile kinds' own benchmarks (scripts/bench/<kind>.mjs, `npm run bench -- --kind <kind>`) have pages of their own.
+  // The profile kinds' benchmarks, and the others too long for this page (scripts/bench/<name>.mjs, `npm run bench -- --kind <name>`), have pages of their own.
   const kindPages = readdirSync(BENCH_DIR)
     .filter((f) => f.endsWith('.mjs') && existsSync(join(dirname(md), `BENCHMARKS-${f.slice(0, -4)}.md`)))
     .map((f) => f.slice(0, -4))
     .sort();
   if (!isSweep && kindPages.length > 0) {
-    L.push(`Profile kinds: ${kindPages.map((k) => `[${k}](BENCHMARKS-${k}.md) (\`npm run bench -- --kind ${k}\`)`).join(', ')}.`);
+    // A script that `--kind` cannot load (no runKindBench) is named as run by itself.
+    const command = (k) =>
+      /export async function runKindBench/.test(readFileSync(join(BENCH_DIR, `${k}.mjs`), 'utf8')) ? `npm run bench -- --kind ${k}` : `node scripts/bench/${k}.mjs`;
+    L.push(`Pages of their own (profile kinds, the instrumented JDK, \`instrument\` at scale): ${kindPages.map((k) => `[${k}](BENCHMARKS-${k}.md) (\`${command(k)}\`)`).join(', ')}.`);
     L.push('');
   }
   if (results.quick) {
@@ -191,6 +195,7 @@ export function writeReport(results, { md, figures, json = 'bench-results.json' 
         `${t.instrument.perJar.map((p) => `${p.id} ${secs(p.k)} vs ${secs(p.j)}`).join(', ')}; peak ${mib(t.instrument.biggestPeakKb)} | ${met(t.instrument.met)} |`,
     );
   } else L.push(`| \`instrument\` time ≤ JaCoCo offline; peak memory < 1 GiB | not measured | ${met(null)} |`);
+  L.push(...plainJavaTargetRows(plainJavaTargets(results, wls), met));
   L.push('');
 
   L.push('## Workloads');
@@ -242,6 +247,7 @@ export function writeReport(results, { md, figures, json = 'bench-results.json' 
   L.push('');
   L.push(`![overhead against granularity](${rel(files.overhead)})`);
   L.push('');
+  L.push(...plainJavaSection(results, wls));
   const sweepJson = join(dirname(md), SWEEP_JSON);
   if (!isSweep && existsSync(join(dirname(md), SWEEP_MD)) && existsSync(sweepJson)) {
     const sweep = JSON.parse(readFileSync(sweepJson, 'utf8'));

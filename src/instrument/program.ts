@@ -293,10 +293,19 @@ function workerCount(classes: number): number {
   const env = Number(process.env.KOMORIUM_WORKERS);
   if (Number.isInteger(env) && env >= 1) return env;
   // Each worker compiles the whole pipeline again (V8's optimizing compiler: as much CPU time as
-  // the rewriting itself), and the main thread's compiler and GC threads need a core: on 2 cores,
-  // two workers took more wall time than none, and half again as much CPU time.
-  return Math.min(4, availableParallelism() - 1);
+  // the rewriting itself), and the main thread's compiler and GC threads need a core. On 2 cores
+  // that start-up outweighs a second worker's help on a small program, not on a large one.
+  const cores = availableParallelism();
+  if (cores === 2) return classes >= BOTH_CORES_MIN_CLASSES ? 2 : 1;
+  return Math.max(1, Math.min(4, cores - 1));
 }
+
+/**
+ * On 2 cores, two workers against none (BENCHMARKS-scale.md, wall time, medians): guava's 2,040
+ * classes 3.54 s against 3.11 s; 5,813 classes (the bench workloads' jars) 9.9 s against 11.3 s;
+ * 46,948 classes (100 MB of jars) 60 s against 75 s, for a third more CPU time and memory.
+ */
+const BOTH_CORES_MIN_CLASSES = 4000;
 
 function summarize(
   req: InstrumentRequest,
