@@ -35,5 +35,9 @@ export function whereTheBasicOverheadGoes() {
     '',
     'What is left: the counters\' load, decrement and store at every entry and loop head, which C2 cannot drop (the store is a side effect every check must make) and which grow every method by 18 bytes, enough to stop the inlining of small methods; and, once bursts run, the slow paths compiled at every check that ran out during profiling. At this load the basic overhead measured 1.25–1.49× on JFlex and 0.99–1.06× on Rhino (two batches of 5) against the 1.03× target; a check as a call brings JFlex to 1.13–1.20× and takes Rhino to 1.23×. None of this reaches the paper\'s zero: without DISE every check is code in the method.',
     '',
+    '### The indy check as a method-handle constant (2026-11-28, not kept)',
+    '',
+    'burst-indy costs 1.12× never armed (above). HotSpot runs the bootstrap method once per invokedynamic instruction, so every check of a class is linked on its own; a check written `getstatic BurstIndy.ARMED; invokevirtual MethodHandle.invokeExact()Z`, `ARMED` a `static final` holding the call site\'s `dynamicInvoker()`, is linked once per class and folded by the JIT the same way. Built as an experiment switch, hot-methods jars with `--trigger burst-indy` both ways, never armed (`-Dkomorium.burst.sparsity=2147483647 -Dkomorium.burst.length=1 -Dkomorium.burst.period=2147483647 -Dkomorium.burst.awake=1`), CPU over the uninstrumented run, medians of 5 interleaved (`scripts/ab.mjs`, 28 November 03:28–03:31, load about 2): JFlex 1.196× (invokedynamic) against 1.243× (method handle), ecj 1.254× against 1.905×. The interpreter and C1 pay a method-handle invocation at every check where the linked invokedynamic costs them little; linking is not what indy costs. Reverted. (Sunflow\'s classes are Java 6, older than invokedynamic: there both fall back to burst-volatile.)',
+    '',
   ];
 }
