@@ -10,7 +10,8 @@ import { spawnSync } from 'node:child_process';
 import {
   CACHE, REPO, WORKLOADS, JACOCO_OFFLINE_RUNTIME, driversDir, instrumentSpeedJars, jacocoRuntimeClasspath, javaBin,
 } from './bench/workloads.mjs';
-import { fileSize, freshDir, log, median, parseOptions, rotate, runProcess, saveJson, sh, snapshotBuild as snapshotBuildTo } from './bench/util.mjs';
+import { fileSize, freshDir, instrumentSummary, log, median, parseOptions, rotate, runProcess, saveJson, sh, snapshotBuild as snapshotBuildTo } from './bench/util.mjs';
+import { HUGE_FLAG, flaggedTwins } from './bench/plain-java.mjs';
 import { komoriumSelfShares, methodOverlap, readJfrStacks, selfShares, topAgreement } from './bench/jfr.mjs';
 import { writeReport } from './bench/report.mjs';
 import { compareOutcome, outcomeOf } from './bench/outcome.mjs';
@@ -19,9 +20,6 @@ import { loadavg, machineInfo } from './bench/machine.mjs';
 const EXACT_MAX_CONTEXTS = 30_000_000;
 const FULL_GRANULARITIES = [500, 1000, 5000, 10000, 50000, 100000, 1000000];
 const QUICK_GRANULARITIES = [1000, 10000];
-const HUGE_FLAG = '-XX:-DontCompileHugeMethods';
-/** The granularity of issue 23's plain-`java` target, also run with HUGE_FLAG. */
-const HUGE_G = 10000;
 
 const HELP = `usage: node scripts/bench.mjs [options]     (npm run bench -- [options] builds first)
   --quick                 smoke run: 1 repetition, granularities ${QUICK_GRANULARITIES.join(',')}, smaller JFlex input,
@@ -110,15 +108,7 @@ function configsFor(opts) {
     list.push({ id: `g${g}`, kind: 'komorium', agent: 'sampling', g, r: 0, label: `komorium g=${g}` });
     if (opts.random > 0) list.push({ id: `g${g}r`, kind: 'komorium', agent: 'sampling', g, r: opts.random, label: `komorium g=${g}+r${opts.random}` });
   }
-  // Issue 23: a user runs the instrumented jar on a plain `java`; the flag that `komorium-ts run`
-  // passes is measured beside it, in the same rounds, to show what HugeMethodLimit still costs.
-  if (!opts.skip.has('huge') && !opts.komoriumJvmArgs.includes(HUGE_FLAG)) {
-    for (const c of [...list]) {
-      if (c.agent === 'none' || (c.g === HUGE_G && c.r === (opts.random > 0 ? opts.random : 0))) {
-        list.push({ ...c, id: `${c.id}-huge`, label: `${c.label} ${HUGE_FLAG}`, jvmArgs: [HUGE_FLAG] });
-      }
-    }
-  }
+  if (!opts.skip.has('huge') && !opts.komoriumJvmArgs.includes(HUGE_FLAG)) list.push(...flaggedTwins(list, opts.random));
   if (!opts.skip.has('jacoco')) list.push({ id: 'jacoco', kind: 'jacoco', label: 'JaCoCo offline' });
   if (!opts.skip.has('jfr')) list.push({ id: 'jfr', kind: 'jfr', label: 'JFR settings=profile' });
   return list;
@@ -155,13 +145,12 @@ async function instrumentAll(tool, jars, outDir, otherJars, drivers) {
   }
   writeFileSync(join(outDir, 'instrument.log'), logs.join('\n'));
   const all = logs.join('\n');
-  const summary = tool === 'komorium'
-    ? {
-        leftAsTheyWere: [...all.matchAll(/left as they were:\s+(\d+)/g)].reduce((s, m) => s + Number(m[1]), 0),
-        hugeMethods: [...all.matchAll(/JIT limit\s+(\d+) methods crossed HotSpot's \d+-byte HugeMethodLimit/g)].reduce((s, m) => s + Number(m[1]), 0),
-        warnings: (all.match(/^warning:/gm) ?? []).length,
-      }
-    : {};
+  // The report's key for the summary's `JIT limit` count is hugeMethods.
+  const summary = {};
+  if (tool === 'komorium') {
+    const s = instrumentSummary(all);
+    Object.assign(summary, { leftAsTheyWere: s.leftAsTheyWere, hugeMethods: s.jitLimit, warnings: s.warnings });
+  }
   return { ok: true, jars: out, wallMs, ...summary };
 }
 

@@ -2,7 +2,7 @@
 // the per-workload table of its Table 3, the targets of issue 20, and what the numbers rest on.
 import { writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { geomean } from './util.mjs';
+import { fmtRatio, geomean } from './util.mjs';
 import { whereTheCpuWent } from './cbs-cost.mjs';
 import { countingPeriods } from './cbs-periods.mjs';
 import { windowStart } from './cbs-spread.mjs';
@@ -13,7 +13,7 @@ const OVER_BASE = 0.25;
 const OVERHEAD_TARGET = 1.05;
 
 const pct = (x, d = 1) => (x == null ? '–' : `${(x * 100).toFixed(d)}`);
-const ratio = (x) => (x == null ? '–' : `${x.toFixed(3)}×`);
+const ratio = (x) => fmtRatio(x, 3);
 const mean = (xs) => {
   const v = xs.filter((x) => x != null && Number.isFinite(x));
   return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null;

@@ -2,7 +2,7 @@
 // tables, targets first.
 import { writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { geomean } from './util.mjs';
+import { fmtRatio, geomean } from './util.mjs';
 import { whereTheBasicOverheadGoes } from './hps-cost.mjs';
 import { WORKLOADS } from './workloads.mjs';
 
@@ -10,7 +10,7 @@ const KINDS = ['hot-methods', 'call-pairs', 'data-streams'];
 const MECHANISMS = ['counter', 'flag', 'volatile', 'indy'];
 const TARGET = { 'hot-methods': { f: 1000, l: 1 }, 'call-pairs': { f: 1000, l: 1 }, 'data-streams': { f: 1000, l: 100 } };
 
-const ratio = (x) => (x == null ? '–' : `${x.toFixed(3)}×`);
+const ratio = (x) => fmtRatio(x, 3);
 /**
  * A configuration's cost: CPU time (user + system, every thread: the program, the JIT, the GC)
  * over the uninstrumented run's, and wall time likewise; medians of the timed rounds, or, for

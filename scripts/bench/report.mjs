@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { colorOf, linePlot } from './svg.mjs';
-import { geomean } from './util.mjs';
+import { fmtRatio as ratio, geomean } from './util.mjs';
 import { plainJavaSection, plainJavaTargetRows, plainJavaTargets } from './plain-java.mjs';
 
 // A run of every workload at every granularity takes hours; a sweep over some workloads has a page of its own.
@@ -18,7 +18,6 @@ const TARGET_G = 10000;
 const GIB_KB = 1024 * 1024;
 
 const pct = (x, d = 1) => (x == null ? '–' : `${(x * 100).toFixed(d)}%`);
-const ratio = (x) => (x == null ? '–' : `${x.toFixed(2)}×`);
 const secs = (ms) => (ms == null ? '–' : `${(ms / 1000).toFixed(2)} s`);
 const mib = (kb) => (kb == null ? '–' : `${(kb / 1024).toFixed(0)} MiB`);
 const bytes = (b) => (b == null ? '–' : b >= 1 << 20 ? `${(b / (1 << 20)).toFixed(1)} MiB` : b >= 1024 ? `${(b / 1024).toFixed(1)} KiB` : `${b} B`);

@@ -10,7 +10,7 @@ import { availableParallelism } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CACHE, REPO, WORKLOADS, instrumentSpeedJars } from './workloads.mjs';
-import { freshDir, log, median, parseOptions, rotate, runProcess, saveJson, sh, snapshotBuild } from './util.mjs';
+import { freshDir, instrumentSummary, log, median, parseOptions, rotate, runProcess, saveJson, sh, snapshotBuild } from './util.mjs';
 import { loadavg, machineInfo } from './machine.mjs';
 
 const DIR = '/usr/share/java';
@@ -102,18 +102,6 @@ function pickJars(mb) {
   return picked;
 }
 
-/** The counts of instrument's summary that say how much was rewritten. */
-function summaryOf(text) {
-  const num = (re) => Number(re.exec(text)?.[1] ?? NaN);
-  return {
-    classes: num(/^\s*classes\s+(\d+)/m),
-    methods: num(/^\s*methods\s+(\d+)/m),
-    leftAsTheyWere: num(/left as they were:\s+(\d+)/),
-    jitLimit: num(/JIT limit\s+(\d+) methods crossed/),
-    warnings: (text.match(/^warning:/gm) ?? []).length,
-  };
-}
-
 async function runOnce(jars, workers, out) {
   freshDir(out);
   const env = { ...process.env, KOMORIUM_WORKERS: String(workers) };
@@ -124,7 +112,7 @@ async function runOnce(jars, workers, out) {
   const text = `${r.stdout}${r.stderr}`;
   if (r.code !== 0) throw new Error(`instrument with ${workers} worker(s) exited ${r.code}: ${text.trim().split('\n').slice(-3).join(' | ')}`);
   const outBytes = jars.reduce((s, j) => s + statSync(join(out, basename(j.path))).size, 0);
-  return { wallMs: r.wallMs, cpuMs: r.cpuMs, maxRssKb: r.maxRssKb, outBytes, summary: summaryOf(text), text };
+  return { wallMs: r.wallMs, cpuMs: r.cpuMs, maxRssKb: r.maxRssKb, outBytes, summary: instrumentSummary(text), text };
 }
 
 function markdown(res) {

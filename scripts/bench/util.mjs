@@ -64,6 +64,26 @@ export function median(xs) {
   return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
+/** A ratio as the pages print it: `1.23×`, or `–` when there is none. */
+export function fmtRatio(x, digits = 2) {
+  return x == null ? '–' : `${x.toFixed(digits)}×`;
+}
+
+/**
+ * The counts of `komorium-ts instrument`'s summary (one run's output, or several runs' outputs
+ * joined: each count is summed over its lines).
+ */
+export function instrumentSummary(text) {
+  const sum = (re) => [...text.matchAll(re)].reduce((s, m) => s + Number(m[1]), 0);
+  return {
+    classes: sum(/^\s*classes\s+(\d+)/gm),
+    methods: sum(/^\s*methods\s+(\d+)/gm),
+    leftAsTheyWere: sum(/left as they were:\s+(\d+)/g),
+    jitLimit: sum(/JIT limit\s+(\d+) methods crossed HotSpot's \d+-byte HugeMethodLimit/g),
+    warnings: (text.match(/^warning:/gm) ?? []).length,
+  };
+}
+
 export function geomean(xs) {
   const v = xs.filter((x) => typeof x === 'number' && Number.isFinite(x) && x > 0);
   if (v.length === 0) return null;

@@ -1,12 +1,11 @@
 // BENCHMARKS-subpaths.md from bench-subpaths.json: the thesis' Tables 4.1–4.10 (seed 003) for the
 // bench workloads, the issue's targets, and what subpath identifiers lose.
 import { writeFileSync } from 'node:fs';
-import { geomean } from '../util.mjs';
+import { fmtRatio as ratio, geomean } from '../util.mjs';
 
 const int = (x) => (x == null ? '–' : Math.round(x).toLocaleString('en-US'));
 const pct = (x, d = 2) => (x == null || !Number.isFinite(x) ? '–' : `${(x * 100).toFixed(d)}%`);
 const secs = (ms) => (ms == null ? '–' : `${(ms / 1000).toFixed(2)}`);
-const ratio = (x) => (x == null ? '–' : `${x.toFixed(2)}×`);
 const met = (ok) => (ok == null ? '**n/a**' : ok ? '**MET**' : '**NOT MET**');
 const row = (cells) => `| ${cells.join(' | ')} |`;
 const head = (cells) => [row(cells), row(cells.map(() => '---'))];
