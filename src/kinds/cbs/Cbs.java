@@ -112,12 +112,16 @@ public final class Cbs {
     private static Recent recent = new Recent(OWNER, FIRST);
 
     private static CbsClock clock() {
-        return TIMER || Thread.currentThread() == OWNER ? FIRST : otherClock();
+        if (TIMER) {
+            return FIRST;
+        }
+        Thread t = Thread.currentThread();
+        return t == OWNER ? FIRST : otherClock(t);
     }
 
-    private static CbsClock otherClock() {
+    private static CbsClock otherClock(Thread t) {
         Recent r = recent;
-        return r.thread == Thread.currentThread() ? r.clock : clockOf(Thread.currentThread());
+        return r.thread == t ? r.clock : clockOf(t);
     }
 
     /**
