@@ -16,6 +16,7 @@ const OVERHEAD_TARGET = 1.25;
 const ACCURACY_TARGET = 0.95;
 const TARGET_G = 10000;
 const GIB_KB = 1024 * 1024;
+const handWrittenPointer = 'Hand-written, with the measurements of each change: [BENCHMARKS.md](BENCHMARKS.md).';
 
 const pct = (x, d = 1) => (x == null ? '–' : `${(x * 100).toFixed(d)}%`);
 const secs = (ms) => (ms == null ? '–' : `${(ms / 1000).toFixed(2)} s`);
@@ -335,8 +336,9 @@ export function writeReport(results, { md, figures, json = 'bench-results.json' 
     'Methods left as they were / methods past HotSpot\'s HugeMethodLimit: ' +
     wls.map((w) => `${w.id} ${w.komoriumInstrument?.leftAsTheyWere ?? '–'}/${w.komoriumInstrument?.hugeMethods ?? '–'}`).join(', ') + '.');
   L.push('');
-  // Hand-written: the A/B of the last session that worked on `instrument` speed (issue 23).
-  L.push(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'instrument-speed.md'), 'utf8').trimEnd());
+  // Hand-written: the A/B of the last session that worked on `instrument` speed (issue 23). The sweep
+  // page points to it: a copy there goes stale whenever the note changes and the sweep is not rerun.
+  L.push(isSweep ? handWrittenPointer : readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'instrument-speed.md'), 'utf8').trimEnd());
   L.push('');
 
   const problems = [];
@@ -359,7 +361,7 @@ export function writeReport(results, { md, figures, json = 'bench-results.json' 
   L.push('## Optimizations tried');
   L.push('');
   // Hand-written, with the A/B figures of each change: scripts/bench/optimizations.md.
-  L.push(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'optimizations.md'), 'utf8').trimEnd());
+  L.push(isSweep ? handWrittenPointer : readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'optimizations.md'), 'utf8').trimEnd());
   L.push('');
   L.push('Issue 23 (plain `java` and HugeMethodLimit, the `instrument` cache, `instrument` against JaCoCo, hand-written): [BENCHMARKS-issue23.md](BENCHMARKS-issue23.md)');
   L.push('');
