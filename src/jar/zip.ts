@@ -211,6 +211,15 @@ export function readZip(path: string, bytes: Uint8Array): ZipEntry[] {
 }
 
 /**
+ * `data` deflated, in a buffer of its own size: zlib returns a small output as a view of its 16 KiB
+ * chunk, and a jar's thousands of such views kept every chunk alive until the zip was joined.
+ */
+function deflated(data: Uint8Array): Uint8Array {
+  const out = deflateRawSync(data, { level: 6 });
+  return out.byteLength * 2 < out.buffer.byteLength ? new Uint8Array(out) : out;
+}
+
+/**
  * A zip of `entries` in the given order, each with its own timestamp or else `date`: the same
  * entries give the same bytes (for the same Node version, whose bundled zlib does the deflating).
  */
@@ -229,7 +238,7 @@ export function writeZip(
     const flags = /[^\x00-\x7f]/.test(e.name) || /[^\x00-\x7f]/.test(e.comment ?? '') ? UTF8_FLAG : 0;
     const data = e.isDirectory ? new Uint8Array(0) : e.data;
     const method = data.length === 0 || e.stored ? 0 : 8;
-    const stored = method === 8 ? deflateRawSync(data, { level: 6 }) : data;
+    const stored = method === 8 ? deflated(data) : data;
     const crc = crc32(data);
     const local = Buffer.alloc(30);
     local.writeUInt32LE(LOCAL, 0);
