@@ -138,7 +138,41 @@ function operandProbe(cp: ConstantPool, base: SiteBase, calls: readonly ProbeCal
 // Experiment switch (measured in BENCHMARKS.md): the global check as a call of Sampler.tick().
 const CALL_FORM = experiment('KOMORIUM_CHECK_FORM') === 'call';
 
+/**
+ * Diagnosis switches (BENCHMARKS-hps.md, BENCHMARKS-framework.md), never for profiling:
+ * KOMORIUM_CHECK_FORM=never makes every check of the framework's triggers a constant that never
+ * fires (`iconst_0; ifne`), and never-padded pads that with nops to the real check's size. The
+ * twins, transfers and resumes stay in the class, so the three builds split what checks that never
+ * fire cost into running them, their bytes (inlining limits count them), and the rest of the layout.
+ */
+const NEVER_FORM = experiment('KOMORIUM_CHECK_FORM') === 'never' || experiment('KOMORIUM_CHECK_FORM') === 'never-padded';
+const PADDED = experiment('KOMORIUM_CHECK_FORM') === 'never-padded';
+
+/** Bytes of the instructions a check is made of. */
+function checkBytes(code: readonly Node[]): number {
+  let n = 0;
+  for (const x of code) {
+    if (!('op' in x)) continue;
+    if (x.op === OP.INVOKEDYNAMIC) n += 5;
+    else if (x.op === OP.GETSTATIC || x.op === OP.PUTSTATIC || x.op === OP.INVOKESTATIC || x.op === OP.SIPUSH || (x.op >= OP.IFEQ && x.op <= OP.GOTO)) n += 3;
+    else if (x.op === OP.BIPUSH) n += 2;
+    else n += 1;
+  }
+  return n;
+}
+
+/** `real`'s never-firing stand-in: nops (when padded) and `iconst_0; <branch> target`. */
+function neverCheck(real: readonly Node[], branch: number, target: Label, tail: readonly Node[]): Node[] {
+  const pad = PADDED ? Math.max(0, checkBytes(real) - 4) : 0;
+  return [...Array.from({ length: pad }, () => op(OP.NOP)), op(OP.ICONST_0), { op: branch, target }, ...tail];
+}
+
 export function checkCode(cp: ConstantPool, trigger: CheckTrigger, sample: Label, cont: Label): Node[] {
+  if (NEVER_FORM && !isOwnFlag(trigger)) return neverCheck(realCheckCode(cp, trigger, sample, cont), OP.IFNE, sample, []);
+  return realCheckCode(cp, trigger, sample, cont);
+}
+
+function realCheckCode(cp: ConstantPool, trigger: CheckTrigger, sample: Label, cont: Label): Node[] {
   if (isOwnFlag(trigger)) return flagCheck(cp, trigger, sample);
   if (isBurstTrigger(trigger)) return burstCheck(cp, trigger, sample, cont, false);
   if (CALL_FORM && trigger === 'global') return [invoke(cp, OP.INVOKESTATIC, SAMPLER, 'tick', '()Z'), { op: OP.IFNE, target: sample }];
@@ -155,6 +189,7 @@ export function checkCode(cp: ConstantPool, trigger: CheckTrigger, sample: Label
 
 /** A check whose both outcomes jump: to `sample`, or to `cont` (a backedge's trampoline). */
 export function checkJump(cp: ConstantPool, trigger: CheckTrigger, sample: Label, cont: Label): Node[] {
+  if (NEVER_FORM && !isOwnFlag(trigger)) return neverCheck(realCheckCode(cp, trigger, sample, cont), OP.IFNE, sample, [{ op: OP.GOTO, target: cont }]);
   if (isOwnFlag(trigger)) return [...flagCheck(cp, trigger, sample), { op: OP.GOTO, target: cont }];
   if (isBurstTrigger(trigger)) return burstCheck(cp, trigger, sample, cont, true);
   if (CALL_FORM && trigger === 'global') {
@@ -174,6 +209,11 @@ export function checkJump(cp: ConstantPool, trigger: CheckTrigger, sample: Label
 
 /** A guard (no-dup): `probe` runs only when the trigger fires, else control goes to `skip`, which the caller places right after. */
 export function guardCode(cp: ConstantPool, trigger: CheckTrigger, probe: readonly Node[], skip: Label): Node[] {
+  if (NEVER_FORM && !isOwnFlag(trigger)) return neverCheck(realGuardCode(cp, trigger, [], skip), OP.IFEQ, skip, probe);
+  return realGuardCode(cp, trigger, probe, skip);
+}
+
+function realGuardCode(cp: ConstantPool, trigger: CheckTrigger, probe: readonly Node[], skip: Label): Node[] {
   if (isOwnFlag(trigger)) return ownGuardCode(cp, trigger.owner, trigger.field, probe, skip);
   if (isBurstTrigger(trigger)) return burstGuard(cp, trigger, probe, skip);
   if (CALL_FORM && trigger === 'global') return [invoke(cp, OP.INVOKESTATIC, SAMPLER, 'tick', '()Z'), { op: OP.IFEQ, target: skip }, ...probe];
