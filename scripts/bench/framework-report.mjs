@@ -60,7 +60,7 @@ function targets(results, ws) {
   const exact = ones.filter((o) => o.c.equalsExhaustive === true).length;
   const measured = unexplained.length
     ? `differs: ${unexplained.map((o) => `${o.w} ${o.id} (in ${(o.c.unexplained ?? o.c.differsIn ?? ['?']).join(', ')})`).join(', ')}`
-    : `${ones.length} of ${ones.length} (${exact} identical; the others differ only in methods the program runs differently from run to run or one layout left as it was: see below)`;
+    : `${ones.length} of ${ones.length} (${exact} identical; the others differ only in methods the program runs differently from run to run, or with the identity hash codes its jar draws, or that one layout left as it was: see below)`;
   rows.push(['interval 1 records exactly the exhaustive profile', 'every workload, every layout', measured, verdict(ones.length ? unexplained.length === 0 : null)]);
   return table(['target', 'issue 19', 'measured', ''], rows);
 }
@@ -73,6 +73,7 @@ function intervalOne(ws) {
     for (const [id, c] of Object.entries(w.configs).filter(([k]) => k.endsWith('@1'))) {
       if (!c.differsIn) continue;
       const unexplained = new Set(c.unexplained ?? c.differsIn);
+      const hashes = new Set(c.identityHashes ?? []);
       const by = (pred) => c.differsIn.filter(pred);
       const names = (xs) => (xs.length ? xs.map((m) => m.replace(/^.*\.(\w+\.[\w$<>]+)$/, '$1')).join(', ') : '—');
       rows.push([
@@ -80,15 +81,16 @@ function intervalOne(ws) {
         id.replace('@1', ''),
         c.differsIn.length === 0 ? 'identical' : `${c.differsIn.length} methods`,
         names(by((m) => varies.has(m))),
-        names(by((m) => !varies.has(m) && !unexplained.has(m))),
+        names(by((m) => !varies.has(m) && !unexplained.has(m) && !hashes.has(m))),
+        c.identityHashes ? names(c.identityHashes) : '–',
         names([...unexplained]),
       ]);
     }
   }
   return [
-    'Methods whose counts differ. A second exhaustive run of the same workload differs from the first in the methods of the fourth column (threads, timing, identity hash codes), so those say nothing about the layout. The fifth: methods one of the two layouts left as they were (they would have grown past HugeMethodLimit) and the other instrumented. The last column should be empty.',
+    'Methods whose counts differ. A second exhaustive run of the same workload differs from the first in the methods of the fourth column (threads, timing, identity hash codes), so those say nothing about the layout. The fifth: methods one of the two layouts left as they were (they would have grown past HugeMethodLimit) and the other instrumented. The sixth: methods that differ no more when both runs are made again with every identity hash code the same (`-XX:+UnlockExperimentalVMOptions -XX:hashCode=2`): each jar draws its own sequence of identity hash codes, and the program\'s hash tables run differently with them ("–": not rerun, nothing was left to explain). The last column should be empty.',
     '',
-    table(['workload', 'layout', 'interval 1 vs exhaustive', 'the program varies', 'left as it was', 'unexplained'], rows),
+    table(['workload', 'layout', 'interval 1 vs exhaustive', 'the program varies', 'left as it was', 'identity hash codes', 'unexplained'], rows),
   ].join('\n');
 }
 
