@@ -161,7 +161,7 @@ export function whereTheCostWent() {
     '',
     '### The checks alone, piece by piece (2026-11-28)',
     '',
-    'Full-dup with both kinds built three ways from main (036e4b1): the real check, never firing (`-Dkomorium.interval=2147483647`); the check replaced by a constant that never fires, padded with nops to the real check\'s size (`KOMORIUM_CHECK_FORM=never-padded`); and the bare constant (`KOMORIUM_CHECK_FORM=never`, `iconst_0; ifne`). The twins, transfers and resumes stay in all three (test/check-form.test.ts). CPU over the uninstrumented run, medians of 5 interleaved (JFlex 7), in the same rounds as the burst triggers\' builds of BENCHMARKS-hps.md ("A check that never fires, piece by piece", which has the method and the caveat about Xalan\'s uninstrumented run):',
+    'Full-dup with both kinds built three ways from main (036e4b1): the real check, never firing (`-Dkomorium.interval=2147483647`); the check replaced by a constant that never fires, padded with nops to the real check\'s size (`KOMORIUM_CHECK_FORM=never-padded`); and the bare constant (`KOMORIUM_CHECK_FORM=never`, `iconst_0; ifne`). The twins, transfers and resumes stay in all three (test/check-form.test.ts). CPU over the uninstrumented run, medians of 5 interleaved (JFlex 7; `node scripts/bench/check-pieces.mjs --kinds framework` repeats it), in the same rounds as the burst triggers\' builds of BENCHMARKS-hps.md ("A check that never fires, piece by piece", which has the method and the caveat about Xalan\'s uninstrumented run):',
     '',
     '| build | jflex | ecj | sunflow | rhino | xalan | h2 | geomean | without Xalan |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
