@@ -7,7 +7,6 @@
 // one workload at a time. Prints ab.mjs's lines; the pages' tables are copied from them.
 //
 //   node scripts/bench/check-pieces.mjs [--workloads jflex,ecj] [--reps 5] [--kinds hps,framework]
-import { mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { CACHE, REPO, WORKLOADS, driversDir } from './workloads.mjs';
@@ -57,7 +56,6 @@ for (const wl of WORKLOADS.filter((w) => !opts.workloads || opts.workloads.inclu
   const jarsOf = {};
   for (const b of builds) {
     const out = freshDir(join(root, b.id, wl.id));
-    mkdirSync(out, { recursive: true });
     const env = { ...process.env };
     if (b.form) env.KOMORIUM_CHECK_FORM = b.form;
     else delete env.KOMORIUM_CHECK_FORM;

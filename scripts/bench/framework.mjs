@@ -214,9 +214,10 @@ async function benchWorkload(wl, opts) {
     log(`${wl.id}: ${cfg.id.padEnd(22)} ${c.verified ? 'output identical' : `OUTPUT DIFFERS: ${c.problems.join('; ')}`}`);
   }
   const exhaustive = res.configs.exhaustive;
+  const exhaustiveCfg = configs.find((c) => c.id === 'exhaustive');
   let fixedExhaustive = null;
   // The exhaustive profile of a second run: where it differs, the program itself varies (threads, timing).
-  exhaustive.selfDiffers = differences((await run(configs.find((c) => c.id === 'exhaustive'), 'v2')).profile, exhaustive.profile);
+  exhaustive.selfDiffers = differences((await run(exhaustiveCfg, 'v2')).profile, exhaustive.profile);
   for (const cfg of configs.slice(1)) {
     const c = res.configs[cfg.id];
     if (cfg.alone || !c.verified || !exhaustive.verified) continue;
@@ -233,7 +234,7 @@ async function benchWorkload(wl, opts) {
         // the JVM hashes before main), and a program whose hash tables iterate or tie-break by them
         // runs differently. Both runs again with every identity hash the same: what still differs
         // is not the program's hashing.
-        fixedExhaustive ??= (await run(configs.find((x) => x.id === 'exhaustive'), 'hash', FIXED_HASH)).profile;
+        fixedExhaustive ??= (await run(exhaustiveCfg, 'hash', FIXED_HASH)).profile;
         const again = differences((await run(cfg, 'hash', FIXED_HASH)).profile, fixedExhaustive);
         c.identityHashes = c.unexplained.filter((m) => !again.includes(m));
         c.unexplained = c.unexplained.filter((m) => again.includes(m));

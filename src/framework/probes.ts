@@ -8,7 +8,7 @@
 import type { ConstantPool } from '../classfile/constant-pool.js';
 import { parseMethodDescriptor, typeSize } from '../classfile/descriptor.js';
 import type { Insn, Label, Node } from '../bytecode/ir.js';
-import { OP, isArrayAccess } from '../bytecode/opcodes.js';
+import { Fmt, OP, OPCODE_FORMATS, OPCODE_NAMES, isArrayAccess } from '../bytecode/opcodes.js';
 import { field, invoke, load, loadOpFor, op, pushInt, storeOpFor } from '../bytecode/emit.js';
 import type { ProbeCall } from './sites.js';
 import { burstCheck, burstGuard, isBurstTrigger, type BurstTrigger } from './burst.js';
@@ -135,8 +135,9 @@ function operandProbe(cp: ConstantPool, base: SiteBase, calls: readonly ProbeCal
  * which the caller places right after this code (with the global trigger it is a branch target
  * and needs the frame of that point).
  */
+const CHECK_FORM = experiment('KOMORIUM_CHECK_FORM');
 // Experiment switch (measured in BENCHMARKS.md): the global check as a call of Sampler.tick().
-const CALL_FORM = experiment('KOMORIUM_CHECK_FORM') === 'call';
+const CALL_FORM = CHECK_FORM === 'call';
 
 /**
  * Diagnosis switches (BENCHMARKS-hps.md, BENCHMARKS-framework.md), never for profiling:
@@ -145,21 +146,25 @@ const CALL_FORM = experiment('KOMORIUM_CHECK_FORM') === 'call';
  * twins, transfers and resumes stay in the class, so the three builds split what checks that never
  * fire cost into running them, their bytes (inlining limits count them), and the rest of the layout.
  */
-const NEVER_FORM = experiment('KOMORIUM_CHECK_FORM') === 'never' || experiment('KOMORIUM_CHECK_FORM') === 'never-padded';
-const PADDED = experiment('KOMORIUM_CHECK_FORM') === 'never-padded';
+const PADDED = CHECK_FORM === 'never-padded';
+const NEVER_FORM = CHECK_FORM === 'never' || PADDED;
 
-/** Bytes of the instructions a check is made of. */
+/**
+ * Bytes of the instructions a check is made of, by the operand formats of opcodes.ts. A check
+ * holds only fixed-size instructions; any other format is a bug here, not a guess.
+ */
 function checkBytes(code: readonly Node[]): number {
   let n = 0;
   for (const x of code) {
     if (!('op' in x)) continue;
-    if (x.op === OP.INVOKEDYNAMIC) n += 5;
-    else if (x.op === OP.GETSTATIC || x.op === OP.PUTSTATIC || x.op === OP.INVOKESTATIC || x.op === OP.SIPUSH || (x.op >= OP.IFEQ && x.op <= OP.GOTO)) n += 3;
-    else if (x.op === OP.BIPUSH) n += 2;
-    else n += 1;
+    const size = CHECK_INSN_BYTES[OPCODE_FORMATS[x.op] as Fmt];
+    if (size === undefined) throw new Error(`checkBytes: ${OPCODE_NAMES[x.op]} in a check`);
+    n += size;
   }
   return n;
 }
+
+const CHECK_INSN_BYTES: Partial<Record<Fmt, number>> = { [Fmt.NONE]: 1, [Fmt.S1]: 2, [Fmt.S2]: 3, [Fmt.CP2]: 3, [Fmt.BRANCH]: 3, [Fmt.INVOKEDYNAMIC]: 5 };
 
 /** `real`'s never-firing stand-in: nops (when padded) and `iconst_0; <branch> target`. */
 function neverCheck(real: readonly Node[], branch: number, target: Label, tail: readonly Node[]): Node[] {
