@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { debianClasspathFor, debianJar, jdkSrcZip, jflexJavaFlex, type DebianJarName } from './support/corpus.js';
-import { npmInput } from './support/npm-inputs.js';
+import { npmInput, npmInputFile } from './support/npm-inputs.js';
 import { jarDir, javac, repoRoot, runJava, tmpDir } from './support/java.js';
 import { instrument } from './support/komorium.js';
 import { parsedSections } from '../src/kinds/documents.js';
@@ -52,7 +52,7 @@ const PROGRAMS: Program[] = [
     name: 'rhino',
     ...debian('rhino'),
     main: 'org.mozilla.javascript.tools.shell.Main',
-    args: () => ['-opt', '-1', join(repoRoot, 'test', 'fixtures', 'rhino-parse.js'), npmInput('esprima'), npmInput('lodash')],
+    args: () => ['-opt', '-1', join(repoRoot, 'test', 'fixtures', 'rhino-parse.js'), npmInput('esprima'), npmInputFile('lodash', 'core.js')],
   },
   {
     name: 'ecj',
