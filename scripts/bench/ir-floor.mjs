@@ -27,6 +27,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readZip, writeZip } from '../../dist/jar/zip.js';
 import { OPCODE_FORMATS, Fmt, OP, isUnconditionalTransfer } from '../../dist/bytecode/opcodes.js';
+import { insnSize as codeInsnSize } from '../../dist/bytecode/code-table.js';
 
 const [input, output, ...rest] = process.argv.slice(2);
 if (!input || !output) {
@@ -101,24 +102,9 @@ function scanPool(b) {
 
 /** Bytes of the instruction at pc (switch padding from its old position). */
 function insnSize(code, pc) {
-  const op = code[pc];
-  switch (OPCODE_FORMATS[op]) {
-    case Fmt.NONE: case Fmt.VAR_IMPLICIT: return 1;
-    case Fmt.S1: case Fmt.ATYPE: case Fmt.VAR: case Fmt.CP1: return 2;
-    case Fmt.S2: case Fmt.IINC: case Fmt.CP2: case Fmt.BRANCH: return 3;
-    case Fmt.MULTIANEWARRAY: return 4;
-    case Fmt.INVOKEINTERFACE: case Fmt.INVOKEDYNAMIC: case Fmt.BRANCH_W: return 5;
-    case Fmt.WIDE: return code[pc + 1] === OP.IINC ? 6 : 4;
-    case Fmt.TABLESWITCH: {
-      const q = (pc + 4) & ~3;
-      return q - pc + 12 + 4 * (s4(code, q + 8) - s4(code, q + 4) + 1);
-    }
-    case Fmt.LOOKUPSWITCH: {
-      const q = (pc + 4) & ~3;
-      return q - pc + 8 + 8 * s4(code, q + 4);
-    }
-    default: throw new Error(`opcode ${op} at ${pc}`);
-  }
+  const size = codeInsnSize(code, pc, code.length);
+  if (size < 0) throw new Error(`opcode ${code[pc]} at ${pc}`);
+  return size;
 }
 
 /**

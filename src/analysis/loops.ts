@@ -10,6 +10,7 @@
  * Unreachable blocks are searched too (after the reachable ones), for the same reason.
  */
 import type { Block } from './blocks.js';
+import { iterateDominators } from './dominators.js';
 
 export interface LoopInfo {
   /** Block indices of all loop headers (natural and irreducible). */
@@ -66,36 +67,15 @@ export function findLoops(blocks: readonly Block[]): LoopInfo {
   dfs(0, true);
   for (const u of postorder) reachable[u] = true;
 
-  // Dominators (Cooper, Harvey & Kennedy, "A Simple, Fast Dominance Algorithm") over reverse postorder.
-  const rpo = [...postorder].reverse();
-  const order = new Int32Array(n).fill(-1);
-  rpo.forEach((b, i) => (order[b] = i));
-  const preds: number[][] = Array.from({ length: n }, () => []);
-  for (let u = 0; u < n; u++) if (reachable[u]) for (const v of succ[u]!) preds[v]!.push(u);
+  // Dominators, with the reachable blocks' predecessors in compressed arrays (by source, then edge).
+  const predStart = new Int32Array(n + 1);
+  for (let u = 0; u < n; u++) if (reachable[u]) for (const v of succ[u]!) predStart[v + 1]!++;
+  for (let b = 0; b < n; b++) predStart[b + 1] += predStart[b]!;
+  const pred = new Int32Array(predStart[n]!);
+  const next = predStart.slice(0, n);
+  for (let u = 0; u < n; u++) if (reachable[u]) for (const v of succ[u]!) pred[next[v]!++] = u;
   const dom = new Int32Array(n).fill(-1);
-  dom[0] = 0;
-  const intersect = (a: number, b: number) => {
-    while (a !== b) {
-      while (order[a]! > order[b]!) a = dom[a]!;
-      while (order[b]! > order[a]!) b = dom[b]!;
-    }
-    return a;
-  };
-  for (let changed = true; changed; ) {
-    changed = false;
-    for (const b of rpo) {
-      if (b === 0) continue;
-      let d = -1;
-      for (const p of preds[b]!) {
-        if (dom[p] === -1) continue;
-        d = d === -1 ? p : intersect(p, d);
-      }
-      if (d !== -1 && dom[b] !== d) {
-        dom[b] = d;
-        changed = true;
-      }
-    }
-  }
+  iterateDominators(postorder, postorder.length, predStart, pred, new Int32Array(n), dom);
   for (let b = 1; b < n; b++) idom[b] = reachable[b] ? dom[b]! : -1;
   const dominates = (v: number, u: number) => {
     for (let x = u; ; x = dom[x]!) {
