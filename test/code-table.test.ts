@@ -13,6 +13,8 @@ import { computeBlocks } from '../src/analysis/blocks.js';
 import { TableBlocks } from '../src/analysis/table-blocks.js';
 import { TableLoops } from '../src/analysis/table-loops.js';
 import { findLoops } from '../src/analysis/loops.js';
+import { placeChecks } from '../src/analysis/checks.js';
+import { computePieces } from '../src/kinds/komorium/pieces.js';
 
 const decodeCode = (info: Uint8Array, entry: string, method: string): CodeTable => new CodeTable().decode(info, entry, method);
 const tableBlocks = (t: CodeTable): { starts: Int32Array; blockOf: Int32Array } => {
@@ -20,7 +22,34 @@ const tableBlocks = (t: CodeTable): { starts: Int32Array; blockOf: Int32Array } 
   return { starts: b.starts.subarray(0, b.count), blockOf: b.blockOf.subarray(0, t.n) };
 };
 import { ZipIndex } from '../src/jar/zip-index.js';
-import { debianJar } from './support/corpus.js';
+import { debianJar, type DebianJarName } from './support/corpus.js';
+import type { MemberInfo, RawAttribute } from '../src/classfile/model.js';
+
+interface MethodUnit {
+  name: string;
+  cf: ClassFile;
+  method: MemberInfo;
+  attr: RawAttribute;
+  /** name + descriptor */
+  id: string;
+}
+
+/** Every method with code of a Debian jar. */
+function* methodsOf(jar: DebianJarName): Generator<MethodUnit> {
+  const zip = new ZipIndex(debianJar(jar));
+  try {
+    for (const name of zip.entries.keys()) {
+      if (!name.endsWith('.class') || name.startsWith('META-INF/')) continue;
+      const cf = ClassFile.parse(zip.read(name)!, name);
+      for (const method of cf.methods) {
+        const attr = findAttribute(method.attributes, 'Code');
+        if (attr !== undefined) yield { name, cf, method, attr, id: `${method.name}${method.desc}` };
+      }
+    }
+  } finally {
+    zip.close();
+  }
+}
 
 const SHORT_FORM: Record<number, number> = { [OP.LDC_W]: OP.LDC, [OP.GOTO_W]: OP.GOTO, [OP.JSR_W]: OP.JSR };
 
@@ -82,26 +111,15 @@ function loopDifference(t: CodeTable, want: ReturnType<typeof findLoops>): strin
 
 describe('the code table against the object IR', () => {
   it.each(['guava', 'commons-lang3', 'ecj', 'rhino'] as const)('every method of %s: same instructions, targets, exception table, blocks and loops', (jar) => {
-    const zip = new ZipIndex(debianJar(jar));
     let methods = 0;
     let blocks = 0;
     const wrong: string[] = [];
-    try {
-      for (const name of zip.entries.keys()) {
-        if (!name.endsWith('.class') || name.startsWith('META-INF/')) continue;
-        const cf = ClassFile.parse(zip.read(name)!, name);
-        for (const method of cf.methods) {
-          const attr = findAttribute(method.attributes, 'Code');
-          if (attr === undefined) continue;
-          const t = decodeCode(attr.info, name, `${method.name}${method.desc}`);
-          const d = difference(t, readCode(cf, method, attr));
-          if (d !== null && wrong.length < 5) wrong.push(`${name} ${method.name}${method.desc}: ${d}`);
-          methods++;
-          blocks += tableBlocks(t).starts.length;
-        }
-      }
-    } finally {
-      zip.close();
+    for (const { name, cf, method, attr, id } of methodsOf(jar)) {
+      const t = decodeCode(attr.info, name, id);
+      const d = difference(t, readCode(cf, method, attr));
+      if (d !== null && wrong.length < 5) wrong.push(`${name} ${id}: ${d}`);
+      methods++;
+      blocks += tableBlocks(t).starts.length;
     }
     expect(wrong).toEqual([]);
     console.log(`${jar}: ${methods} methods, ${blocks} blocks, table = object IR`);
@@ -116,6 +134,40 @@ function body(code: number[], exc: number[][] = []): Uint8Array {
   const table = [exc.length >>> 8, exc.length & 255, ...exc.flatMap((e) => e.flatMap((v) => [v >>> 8, v & 255]))];
   return Uint8Array.from([...head, ...code, ...table, 0, 0]);
 }
+
+/** Komorium's pieces as the object IR finds them: blocks split at MaxPath, their loops, their checks. */
+function objectPieces(code: MethodCode, options: { checks: 'all' | 'optimized'; maxPath: number }): string {
+  const blocks = computeBlocks(code, { maxPath: options.maxPath });
+  const checks = placeChecks(blocks, findLoops(blocks).headers, { maxPath: options.maxPath, mode: options.checks });
+  return blocks.map((b) => `${b.firstInsn}+${b.insnCount}${checks.has(b.index) ? '!' : ''}`).join(' ');
+}
+
+describe('Komorium\'s pieces from the table (what instrument uses) against the object IR', () => {
+  const settings = [
+    { checks: 'optimized', maxPath: 50 },
+    { checks: 'optimized', maxPath: 8 },
+    { checks: 'optimized', maxPath: 0 },
+    { checks: 'all', maxPath: 50 },
+  ] as const;
+  it.each(['guava', 'ecj', 'rhino'] as const)('every method of %s, MaxPath 50, 8 and 0, checks optimized and all: same pieces and checks', (jar) => {
+    const wrong: string[] = [];
+    let methods = 0;
+    let checked = 0;
+    for (const { name, cf, method, attr, id } of methodsOf(jar)) {
+      const code = readCode(cf, method, attr);
+      methods++;
+      for (const o of settings) {
+        const got = computePieces(code, attr.info, name, id, o);
+        checked += got.filter((p) => p.check).length;
+        const mine = got.map((p) => `${p.firstInsn}+${p.insnCount}${p.check ? '!' : ''}`).join(' ');
+        const want = objectPieces(code, o);
+        if (mine !== want && wrong.length < 5) wrong.push(`${name} ${id} ${JSON.stringify(o)}: ${mine} in the table, ${want} in the IR`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    console.log(`${jar}: ${methods} methods × ${settings.length} settings, ${checked} checks, table = object IR`);
+  });
+});
 
 describe('blocks on the table where javac has no example', () => {
   it('a handler that follows an instruction that does not end a block starts one', () => {

@@ -1,8 +1,8 @@
 /**
  * The block graph and loop headers of a CodeTable (loops.ts on the object IR, whose definitions this
  * keeps, edge order included): successors are branch and switch targets (the default first), ret's
- * return points and the fall-through; handler edges go from every block with an instruction in a
- * try range to its handler. Headers are the targets of back edges (natural loops) and of the
+ * return points and the fall-through (a MaxPath piece's only successor is the next piece); handler
+ * edges go from every piece of a block with an instruction in a try range to its handler. Headers are the targets of back edges (natural loops) and of the
  * retreating edges of a depth-first search whose target does not dominate their source
  * (irreducible cycles), unreachable blocks searched after the reachable ones.
  *
@@ -12,14 +12,8 @@ import type { CodeTable } from '../bytecode/code-table.js';
 import { OP, isUnconditionalTransfer } from '../bytecode/opcodes.js';
 import type { TableBlocks } from './table-blocks.js';
 import { iterateDominators } from './dominators.js';
+import { fit, grownSize } from '../bytecode/scratch.js';
 
-/** `a`, or a larger copy of it when it holds fewer than `n`. */
-function fit(a: Int32Array, n: number): Int32Array {
-  if (a.length >= n) return a;
-  const g = new Int32Array(Math.max(n, a.length * 2, 64));
-  g.set(a);
-  return g;
-}
 
 export class TableLoops {
   /** Blocks. */
@@ -78,7 +72,7 @@ export class TableLoops {
 
   private reserve(n: number): void {
     if (this.isHeader.length >= n) return;
-    const size = Math.max(n, this.isHeader.length * 2, 64);
+    const size = grownSize(this.isHeader.length, n);
     this.isHeader = new Uint8Array(size);
     this.idom = new Int32Array(size);
     this.reachable = new Uint8Array(size);
@@ -96,7 +90,7 @@ export class TableLoops {
     const { starts, blockOf } = blocks;
     const { op, pc, code, target, switchAt, switchCount, switchTargets, handlers, nHandlers } = t;
     this.succStart = fit(this.succStart, n + 1);
-    if (this.stamp.length < n) this.stamp = new Int32Array(Math.max(n, this.stamp.length * 2, 64));
+    if (this.stamp.length < n) this.stamp = new Int32Array(grownSize(this.stamp.length, n));
     else this.stamp.fill(0, 0, n);
     const stamp = this.stamp;
     let jsrReturns = 0;
@@ -111,23 +105,27 @@ export class TableLoops {
       this.succ = fit(this.succ, m + 1);
       this.succ[m++] = v;
     };
+    const { origFirst, origEnd } = blocks;
     for (let b = 0; b < n; b++) {
       this.succStart[b] = m;
-      const first = starts[b]!;
-      const end = b + 1 < n ? starts[b + 1]! : t.n;
-      const last = end - 1;
-      const o = op[last] === OP.WIDE ? code[pc[last]! + 1]! : op[last]!;
-      if (target[last]! >= 0) add(b, blockOf[target[last]!]!);
-      const s = switchAt[last]!;
-      if (s >= 0) for (let k = s; k < s + switchCount[last]!; k++) add(b, blockOf[switchTargets[k]!]!);
-      if (o === OP.RET && jsrReturns > 0) {
-        for (let r = 0; r + 1 < n; r++) {
-          const l = starts[r + 1]! - 1;
-          if (op[l] === OP.JSR || op[l] === OP.JSR_W) add(b, r + 1);
-        }
-      } else if (!isUnconditionalTransfer(o) && o !== OP.JSR && o !== OP.JSR_W && o !== OP.RET && b + 1 < n) add(b, b + 1);
+      const end = blocks.end(b);
+      if (end < origEnd[b]!) add(b, b + 1); // a MaxPath piece falls through to the next piece of its block
+      else {
+        const last = end - 1;
+        const o = op[last] === OP.WIDE ? code[pc[last]! + 1]! : op[last]!;
+        if (target[last]! >= 0) add(b, blockOf[target[last]!]!);
+        const s = switchAt[last]!;
+        if (s >= 0) for (let k = s; k < s + switchCount[last]!; k++) add(b, blockOf[switchTargets[k]!]!);
+        if (o === OP.RET && jsrReturns > 0) {
+          for (let r = 0; r + 1 < n; r++) {
+            const l = starts[r + 1]! - 1;
+            if (op[l] === OP.JSR || op[l] === OP.JSR_W) add(b, r + 1);
+          }
+        } else if (!isUnconditionalTransfer(o) && o !== OP.JSR && o !== OP.JSR_W && b + 1 < n) add(b, b + 1);
+      }
+      // every piece of a block that has an instruction in a try range goes to its handler
       for (let k = 0; k < nHandlers; k++) {
-        if (first < handlers[4 * k + 1]! && end > handlers[4 * k]!) add(b, blockOf[handlers[4 * k + 2]!]!);
+        if (origFirst[b]! < handlers[4 * k + 1]! && origEnd[b]! > handlers[4 * k]!) add(b, blockOf[handlers[4 * k + 2]!]!);
       }
     }
     this.succStart[n] = m;

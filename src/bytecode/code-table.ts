@@ -9,6 +9,7 @@
  */
 import { ClassFormatError } from '../errors.js';
 import { Fmt, OP, OPCODE_FORMATS, OPCODE_NAMES } from './opcodes.js';
+import { fit, grownSize } from './scratch.js';
 
 /**
  * The table of one method at a time: `decode` refills the same arrays (grown when a method needs
@@ -53,7 +54,7 @@ export class CodeTable {
   /** @internal Arrays for a method of `codeLength` bytes (an instruction takes at least one). */
   reserve(codeLength: number): Int32Array {
     if (this.indexAt.length < codeLength + 1) {
-      const size = Math.max(codeLength + 1, this.indexAt.length * 2, 256);
+      const size = grownSize(this.indexAt.length, codeLength + 1);
       this.indexAt = new Int32Array(size);
       this.op = new Uint8Array(size);
       this.pc = new Int32Array(size + 1);
@@ -66,19 +67,13 @@ export class CodeTable {
 
   /** @internal */
   reserveSwitchTargets(n: number): void {
-    if (this.switchTargets.length < n) this.switchTargets = grow(this.switchTargets, n);
+    this.switchTargets = fit(this.switchTargets, n);
   }
 
   /** @internal */
   reserveHandlers(n: number): void {
-    if (this.handlers.length < 4 * n) this.handlers = new Int32Array(Math.max(4 * n, this.handlers.length * 2));
+    if (this.handlers.length < 4 * n) this.handlers = new Int32Array(grownSize(this.handlers.length, 4 * n));
   }
-}
-
-function grow(a: Int32Array, n: number): Int32Array {
-  const g = new Int32Array(Math.max(n, a.length * 2));
-  g.set(a);
-  return g;
 }
 
 const u2 = (b: Uint8Array, p: number): number => (b[p]! << 8) | b[p + 1]!;

@@ -230,7 +230,7 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
     const rewrite = (maxPath: number, compact = false, lines = callLineMids) => {
       const code = readCode(cf, m, attr);
       const line = firstLine(code);
-      const pieces = computePieces(code, { checks: options.checks, maxPath });
+      const pieces = computePieces(code, attr.info, cf.entry, `${m.name}${m.desc}`, { checks: options.checks, maxPath });
       const frames = needFramesFor(code) ? simulateFrames(cf, m, code) : null;
       const stats = instrumentBody(cf, m, code, pieces, frames, program, {
         mode,
