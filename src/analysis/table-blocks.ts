@@ -6,7 +6,6 @@
  * instruction indices in typed arrays, for the passes that work on tables (docs/non-object-ir.md).
  */
 import type { CodeTable } from '../bytecode/code-table.js';
-import { OP } from '../bytecode/opcodes.js';
 import { endsBlock } from './blocks.js';
 import { grownSize } from '../bytecode/scratch.js';
 
@@ -31,7 +30,7 @@ export class TableBlocks {
   }
 
   compute(t: CodeTable, maxPath = 0): this {
-    const { n, op, pc, code, target, switchAt, switchCount, switchTargets, handlers } = t;
+    const { n, target, switchAt, switchCount, switchTargets, handlers } = t;
     this.n = n;
     if (this.isStart.length < n) {
       const size = grownSize(this.isStart.length, n);
@@ -44,8 +43,7 @@ export class TableBlocks {
     const start = this.isStart;
     if (n > 0) start[0] = 1;
     for (let i = 0; i < n; i++) {
-      const o = op[i] === OP.WIDE ? code[pc[i]! + 1]! : op[i]!;
-      if (endsBlock(o) && i + 1 < n) start[i + 1] = 1;
+      if (endsBlock(t.baseOp(i)) && i + 1 < n) start[i + 1] = 1;
       if (target[i]! >= 0) start[target[i]!] = 1;
       const s = switchAt[i]!;
       if (s >= 0) for (let k = s; k < s + switchCount[i]!; k++) start[switchTargets[k]!] = 1;

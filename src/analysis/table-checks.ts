@@ -22,6 +22,7 @@ export class TableChecks {
   private out = new Int32Array(0);
   private predCount = new Int32Array(0);
   private best = new Int32Array(0);
+  private done = new Uint8Array(0);
 
   compute(t: CodeTable, blocks: TableBlocks, loops: TableLoops, options: CheckOptions): this {
     const n = blocks.count;
@@ -33,6 +34,7 @@ export class TableChecks {
       this.out = new Int32Array(size);
       this.predCount = new Int32Array(size);
       this.best = new Int32Array(size);
+      this.done = new Uint8Array(size);
     }
     const reason = this.reason;
     if (options.mode === 'all') {
@@ -40,10 +42,10 @@ export class TableChecks {
       return this;
     }
     reason.fill(CHECK_REASON.none, 0, n);
-    const { op, pc, code } = t;
+    const { op } = t;
     for (let b = 0; b < n; b++) {
       const end = blocks.end(b);
-      const last = op[end - 1] === OP.WIDE ? code[pc[end - 1]! + 1]! : op[end - 1]!;
+      const last = t.baseOp(end - 1);
       if (isReturn(last) || last === OP.ATHROW) {
         reason[b] = CHECK_REASON.terminates;
         continue;
@@ -64,13 +66,12 @@ export class TableChecks {
   private maxPath(blocks: TableBlocks, loops: TableLoops, maxPath: number): void {
     const n = blocks.count;
     const { succStart, succ } = loops;
-    const { reason, indegree, queue, out, predCount, best } = this;
+    const { reason, indegree, queue, out, predCount, best, done } = this;
     predCount.fill(0, 0, n);
     for (let e = 0; e < succStart[n]!; e++) predCount[succ[e]!]!++;
     for (let v = 0; v < n; v++) indegree[v] = reason[v] === CHECK_REASON.none ? predCount[v]! : 0;
     let tail = 0;
     for (let v = 0; v < n; v++) if (indegree[v] === 0) queue[tail++] = v;
-    const done = predCount; // reused: 0 until a block is taken from the queue
     done.fill(0, 0, n);
     out.fill(0, 0, n);
     // best[v]: the largest out() of v's predecessors done so far; all of them are done when v is dequeued.

@@ -2,9 +2,10 @@
  * The block graph and loop headers of a CodeTable (loops.ts on the object IR, whose definitions this
  * keeps, edge order included): successors are branch and switch targets (the default first), ret's
  * return points and the fall-through (a MaxPath piece's only successor is the next piece); handler
- * edges go from every piece of a block with an instruction in a try range to its handler. Headers are the targets of back edges (natural loops) and of the
- * retreating edges of a depth-first search whose target does not dominate their source
- * (irreducible cycles), unreachable blocks searched after the reachable ones.
+ * edges go from every piece of a block with an instruction in a try range to its handler. Headers
+ * are the targets of back edges (natural loops) and of the retreating edges of a depth-first search
+ * whose target does not dominate their source (irreducible cycles), unreachable blocks searched
+ * after the reachable ones.
  *
  * Everything is in typed arrays refilled per method (docs/non-object-ir.md).
  */
@@ -13,7 +14,6 @@ import { OP, isUnconditionalTransfer } from '../bytecode/opcodes.js';
 import type { TableBlocks } from './table-blocks.js';
 import { iterateDominators } from './dominators.js';
 import { fit, grownSize } from '../bytecode/scratch.js';
-
 
 export class TableLoops {
   /** Blocks. */
@@ -88,7 +88,7 @@ export class TableLoops {
   private edges(t: CodeTable, blocks: TableBlocks): void {
     const n = blocks.count;
     const { starts, blockOf } = blocks;
-    const { op, pc, code, target, switchAt, switchCount, switchTargets, handlers, nHandlers } = t;
+    const { op, target, switchAt, switchCount, switchTargets, handlers, nHandlers } = t;
     this.succStart = fit(this.succStart, n + 1);
     if (this.stamp.length < n) this.stamp = new Int32Array(grownSize(this.stamp.length, n));
     else this.stamp.fill(0, 0, n);
@@ -112,7 +112,7 @@ export class TableLoops {
       if (end < origEnd[b]!) add(b, b + 1); // a MaxPath piece falls through to the next piece of its block
       else {
         const last = end - 1;
-        const o = op[last] === OP.WIDE ? code[pc[last]! + 1]! : op[last]!;
+        const o = t.baseOp(last);
         if (target[last]! >= 0) add(b, blockOf[target[last]!]!);
         const s = switchAt[last]!;
         if (s >= 0) for (let k = s; k < s + switchCount[last]!; k++) add(b, blockOf[switchTargets[k]!]!);

@@ -8,7 +8,7 @@
  * at instruction starts, exception ranges) and raises ClassFormatError naming the class and method.
  */
 import { ClassFormatError } from '../errors.js';
-import { Fmt, OP, OPCODE_FORMATS, OPCODE_NAMES } from './opcodes.js';
+import { Fmt, OP, OPCODE_FORMATS, OPCODE_NAMES, isWideable } from './opcodes.js';
 import { fit, grownSize } from './scratch.js';
 
 /**
@@ -49,6 +49,12 @@ export class CodeTable {
   decode(info: Uint8Array, entry: string, method: string): this {
     decodeInto(this, info, entry, method);
     return this;
+  }
+
+  /** The opcode of instruction i, or for a wide-prefixed one the opcode it widens. */
+  baseOp(i: number): number {
+    const o = this.op[i]!;
+    return o === OP.WIDE ? this.code[this.pc[i]! + 1]! : o;
   }
 
   /** @internal Arrays for a method of `codeLength` bytes (an instruction takes at least one). */
@@ -133,11 +139,6 @@ export function insnSize(code: Uint8Array, pc: number, len: number): number {
       return -1;
   }
   return pc + size <= len ? size : -1;
-}
-
-/** The wide-prefixed opcodes (JVMS 6.5.wide): loads, stores, ret and iinc. */
-function isWideable(op: number): boolean {
-  return (op >= OP.ILOAD && op <= OP.ALOAD) || (op >= OP.ISTORE && op <= OP.ASTORE) || op === OP.RET || op === OP.IINC;
 }
 
 function decodeInto(t: CodeTable, info: Uint8Array, entry: string, method: string): void {

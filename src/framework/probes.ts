@@ -130,11 +130,6 @@ function operandProbe(cp: ConstantPool, base: SiteBase, calls: readonly ProbeCal
   return value === null ? each : [load(value.store, spill), ...each, load(value.load, spill)];
 }
 
-/**
- * A check that jumps to `sample` when the trigger fires and otherwise falls through, to `cont`,
- * which the caller places right after this code (with the global trigger it is a branch target
- * and needs the frame of that point).
- */
 const CHECK_FORM = experiment('KOMORIUM_CHECK_FORM');
 // Experiment switch (measured in BENCHMARKS.md): the global check as a call of Sampler.tick().
 const CALL_FORM = CHECK_FORM === 'call';
@@ -172,6 +167,11 @@ function neverCheck(real: readonly Node[], branch: number, target: Label, tail: 
   return [...Array.from({ length: pad }, () => op(OP.NOP)), op(OP.ICONST_0), { op: branch, target }, ...tail];
 }
 
+/**
+ * A check that jumps to `sample` when the trigger fires and otherwise falls through, to `cont`,
+ * which the caller places right after this code (with the global trigger it is a branch target
+ * and needs the frame of that point).
+ */
 export function checkCode(cp: ConstantPool, trigger: CheckTrigger, sample: Label, cont: Label): Node[] {
   if (NEVER_FORM && !isOwnFlag(trigger)) return neverCheck(realCheckCode(cp, trigger, sample, cont), OP.IFNE, sample, []);
   return realCheckCode(cp, trigger, sample, cont);
