@@ -28,6 +28,87 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.length), Buffer.from(b.buffer, b.byteOffset, b.length)) === 0;
 }
 
+/** Looks entry i of `cp` up by its value through the builder for its tag. */
+function findAgain(cp: ConstantPool, i: number): number {
+  switch (cp.tag(i)) {
+    case CONSTANT.Utf8:
+      return cp.utf8Index(cp.utf8(i));
+    case CONSTANT.Integer:
+      return cp.integerIndex(cp.integer(i));
+    case CONSTANT.Float:
+      return cp.floatIndex(cp.floatBits(i));
+    case CONSTANT.Long:
+      return cp.longIndex(cp.long(i));
+    case CONSTANT.Double:
+      return cp.doubleIndex(cp.doubleBits(i));
+    case CONSTANT.Class:
+      return cp.classIndex(cp.className(i));
+    case CONSTANT.String:
+      return cp.stringIndex(cp.string(i));
+    case CONSTANT.NameAndType: {
+      const nt = cp.nameAndType(i);
+      return cp.nameAndTypeIndex(nt.name, nt.desc);
+    }
+    case CONSTANT.Fieldref:
+    case CONSTANT.Methodref:
+    case CONSTANT.InterfaceMethodref: {
+      const r = cp.memberRef(i);
+      if (r.tag === CONSTANT.Fieldref) return cp.fieldrefIndex(r.owner, r.name, r.desc);
+      return r.isInterface ? cp.interfaceMethodrefIndex(r.owner, r.name, r.desc) : cp.methodrefIndex(r.owner, r.name, r.desc);
+    }
+    case CONSTANT.MethodHandle: {
+      const h = cp.methodHandle(i);
+      return cp.methodHandleIndex(h.kind, h.refIndex);
+    }
+    case CONSTANT.MethodType:
+      return cp.methodTypeIndex(cp.methodType(i));
+    case CONSTANT.Dynamic:
+    case CONSTANT.InvokeDynamic: {
+      const d = cp.dynamic(i);
+      return cp.tag(i) === CONSTANT.Dynamic ? cp.dynamicIndex(d.bsm, d.name, d.desc) : cp.invokeDynamicIndex(d.bsm, d.name, d.desc);
+    }
+    default:
+      throw new Error(`entry ${i}: unexpected tag ${cp.tag(i)}`);
+  }
+}
+
+/** Entry i of `cp` as its tag and decoded value: equal for two entries that mean the same. */
+function valueOf(cp: ConstantPool, i: number): string {
+  const tag = cp.tag(i);
+  const v = (() => {
+    switch (tag) {
+      case CONSTANT.Utf8:
+        return cp.utf8(i);
+      case CONSTANT.Integer:
+        return cp.integer(i);
+      case CONSTANT.Float:
+        return cp.floatBits(i);
+      case CONSTANT.Long:
+        return String(cp.long(i));
+      case CONSTANT.Double:
+        return String(cp.doubleBits(i));
+      case CONSTANT.Class:
+        return cp.className(i);
+      case CONSTANT.String:
+        return cp.string(i);
+      case CONSTANT.NameAndType:
+        return cp.nameAndType(i);
+      case CONSTANT.MethodHandle: {
+        const h = cp.methodHandle(i);
+        return [h.kind, h.ref];
+      }
+      case CONSTANT.MethodType:
+        return cp.methodType(i);
+      case CONSTANT.Dynamic:
+      case CONSTANT.InvokeDynamic:
+        return cp.dynamic(i);
+      default:
+        return cp.memberRef(i);
+    }
+  })();
+  return `${tag} ${JSON.stringify(v)}`;
+}
+
 /** Every .class file under `dir`, depth-first. */
 function classFilesUnder(dir: string, out: string[] = []): string[] {
   for (const d of readdirSync(dir, { withFileTypes: true })) {
@@ -150,7 +231,7 @@ describe('constant pool', () => {
     const size = cp.size;
     const objectIndex = cp.classIndex('java/lang/Object');
     expect(cp.className(objectIndex)).toBe('java/lang/Object');
-    expect(cp.utf8Index('java/lang/Object')).toBe(cp.entries[objectIndex]!.name_index);
+    expect(cp.utf8(cp.utf8Index('java/lang/Object'))).toBe('java/lang/Object');
     expect(cp.utf8Index('Code')).toBeLessThan(size);
     expect(cp.size).toBe(size);
     // An existing Methodref: javac's call to Object.<init> in the constructor.
@@ -184,7 +265,7 @@ describe('constant pool', () => {
     const mh = cp.methodHandleIndex(6, idx.mref);
     expect(Math.min(...Object.values(idx))).toBeGreaterThanOrEqual(before);
     // The second slot of the Long is unusable.
-    expect(cp.entries[idx.long + 1]).toBeUndefined();
+    expect(cp.has(idx.long + 1)).toBe(false);
     expect(() => cp.tag(idx.long + 1)).toThrow(/unusable slot after a Long or Double/);
     const grown = cp.size;
     // Find, not add, the second time.
@@ -237,11 +318,49 @@ describe('constant pool', () => {
     expect(cp.has(utf8)).toBe(true);
   });
 
+  /** The class file bytes up to the end of a constant pool of `entries` (each a tag and its operands). */
+  function poolOf(...entries: number[][]): Uint8Array {
+    const count = entries.reduce((n, e) => n + (e[0] === CONSTANT.Long || e[0] === CONSTANT.Double ? 2 : 1), 1);
+    return Uint8Array.from([0xca, 0xfe, 0xba, 0xbe, 0, 0, 0, 52, count >> 8, count & 0xff, ...entries.flat()]);
+  }
+
   it('reports undecodable Utf8 constants as ClassFormatError', () => {
-    const cp = new ConstantPool([undefined, { tag: CONSTANT.Utf8, length: 2, bytes: [0x41, 0x00] }], 'x.class');
+    const cp = ConstantPool.read(poolOf([CONSTANT.Utf8, 0, 2, 0x41, 0x00]), 'x.class');
     expect(() => cp.utf8(1)).toThrow(/x\.class: constant pool index 1: invalid modified UTF-8 at byte 1/);
-    // The index skips it rather than failing: adding "A\0" gives a new, valid entry.
+    // Find-or-add never matches it: adding "A\0" gives a new, valid entry.
     expect(cp.utf8Index('A\0')).toBe(2);
+    // Appended after the pool as read, as javac would encode it (U+0000 as C0 80).
+    const table = new Uint8Array(cp.byteLength);
+    expect(cp.writeTo(table, 0)).toBe(table.length);
+    expect([...table]).toEqual([CONSTANT.Utf8, 0, 2, 0x41, 0x00, CONSTANT.Utf8, 0, 3, 0x41, 0xc0, 0x80]);
+  });
+
+  it('finds the first of two equal entries, as javac would use it, and not an odd encoding', () => {
+    const ab = [CONSTANT.Utf8, 0, 2, 0x61, 0x62];
+    const overlong = [CONSTANT.Utf8, 0, 3, 0xc1, 0xa1, 0x62];
+    const long = [CONSTANT.Long, 0, 0, 0, 1, 0, 0, 0, 2];
+    const cp = ConstantPool.read(poolOf(overlong, ab, ab, [CONSTANT.Class, 0, 3], [CONSTANT.Class, 0, 2], long), 'x.class');
+    // Index 1 decodes to "ab" too, through an overlong encoding of 'a'.
+    expect(cp.utf8(1)).toBe('ab');
+    expect(cp.utf8Index('ab')).toBe(2);
+    expect(cp.classIndex('ab')).toBe(5);
+    expect(cp.longIndex((1n << 32n) | 2n)).toBe(6);
+    expect(cp.size).toBe(8);
+    expect(cp.end).toBe(10 + 6 + 5 + 5 + 3 + 3 + 9);
+  });
+
+  it('tells apart entries of different tags with the same operands', () => {
+    // Class, String and MethodType entries naming one Utf8 have the same operand bytes; thousands
+    // of them make the probes of the find-or-add table run into each other.
+    const cp = ConstantPool.empty('many.class');
+    const names = Array.from({ length: 4000 }, (_, i) => `n${i}`);
+    const made = names.map((n) => [cp.classIndex(n), cp.stringIndex(n), cp.methodTypeIndex(n)]);
+    const size = cp.size;
+    names.forEach((n, i) => {
+      expect([cp.classIndex(n), cp.stringIndex(n), cp.methodTypeIndex(n)]).toEqual(made[i]);
+      expect(made[i].map((j) => cp.tag(j))).toEqual([CONSTANT.Class, CONSTANT.String, CONSTANT.MethodType]);
+    });
+    expect(cp.size).toBe(size);
   });
 
   it('refuses to grow past 65,535 entries', () => {
@@ -272,6 +391,37 @@ describe('class files', () => {
     expect(mismatches).toEqual([]);
     expect(counts.guava).toBeGreaterThan(2000);
     expect(Object.values(counts).every((n) => n > 0)).toBe(true);
+  });
+
+  it('finds every entry of real constant pools by its value, the first of equal ones', async () => {
+    let looked = 0;
+    let withDuplicates = 0;
+    const wrong: string[] = [];
+    for (const jar of ['guava', 'ecj', 'rhino', 'commons-lang3'] as const) {
+      for (const [name, bytes] of await jarClasses(debianJar(jar))) {
+        const cp = ClassFile.parse(bytes, name).cp;
+        const size = cp.size;
+        const values = new Map<string, number>();
+        for (let i = 1; i < size; i++) if (cp.has(i) && !values.has(valueOf(cp, i))) values.set(valueOf(cp, i), i);
+        const duplicates = values.size < [...Array(size).keys()].filter((i) => cp.has(i)).length;
+        if (duplicates) withDuplicates++;
+        for (let i = 1; i < size; i++) {
+          if (!cp.has(i)) continue;
+          const found = findAgain(cp, i);
+          looked++;
+          if (valueOf(cp, found) !== valueOf(cp, i)) wrong.push(`${jar}!${name}: entry ${i} found as ${found}, another value`);
+          // Without duplicates (javac writes none), the entry found is this one. ecj writes some:
+          // then an entry whose operand is the second of two equal ones is not found but added.
+          else if (found !== i && (found > i || !duplicates) && !(duplicates && found >= size)) {
+            wrong.push(`${jar}!${name}: entry ${i} found as ${found}`);
+          }
+        }
+        if (!duplicates && cp.size !== size) wrong.push(`${jar}!${name}: grew from ${size} to ${cp.size}`);
+      }
+    }
+    console.log(`find-or-add: ${looked} entries looked up again; ${withDuplicates} classes have equal entries`);
+    expect(wrong).toEqual([]);
+    expect(looked).toBeGreaterThan(400_000);
   });
 
   it('round-trips every class of java.base byte for byte', () => {

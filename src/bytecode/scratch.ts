@@ -16,3 +16,14 @@ export function fit(a: Int32Array, need: number): Int32Array {
   g.set(a);
   return g;
 }
+
+/**
+ * fit for bytes. A separate function, not a generic one: called with two array types, fit was no
+ * longer inlined and took 60 ms of a guava run.
+ */
+export function fitBytes(a: Uint8Array, need: number): Uint8Array {
+  if (a.length >= need) return a;
+  const g = new Uint8Array(grownSize(a.length, need));
+  g.set(a);
+  return g;
+}

@@ -6,8 +6,8 @@
 import { ClassFormatError, KomoriumError } from '../errors.js';
 import { ConstantPool } from './constant-pool.js';
 import { isValidFieldDescriptor, isValidMethodDescriptor } from './descriptor.js';
-import { FormatProblem, RawClassReader, RawClassWriter } from './lib-io.js';
-import type { LibAttribute, LibClass, LibMember } from './lib-io.js';
+import { readClassStructure, writeClassStructure } from './class-io.js';
+import type { AttributeStructure, ClassStructure, MemberStructure } from './class-io.js';
 import { CONSTANT } from './model.js';
 import type { MemberInfo, RawAttribute } from './model.js';
 
@@ -49,77 +49,67 @@ export class ClassFile {
   private superIndex: number;
   private interfaceIndices: number[];
 
+  readonly cp: ConstantPool;
+
   private constructor(
     readonly entry: string,
-    readonly cp: ConstantPool,
-    lib: LibClass,
+    c: ClassStructure,
   ) {
-    this.minor = lib.minor_version;
-    this.major = lib.major_version;
-    this.access = lib.access_flags;
-    this.thisIndex = lib.this_class;
-    this.superIndex = lib.super_class;
-    this.interfaceIndices = lib.interfaces;
-    this.thisClass = within(entry, 'this_class', () => cp.className(lib.this_class));
-    this.superClass = lib.super_class === 0 ? null : within(entry, 'super_class', () => cp.className(lib.super_class));
-    this.interfaces = lib.interfaces.map((i, n) => within(entry, `interface ${n + 1} of ${lib.interfaces.length}`, () => cp.className(i)));
-    this.fields = lib.fields.map((m, n, all) => this.decodeMember(m, 'field', n, all.length));
-    this.methods = lib.methods.map((m, n, all) => this.decodeMember(m, 'method', n, all.length));
-    this.attributes = within(entry, 'class attributes', () => lib.attributes.map((a) => this.decodeAttribute(a)));
+    const cp = c.cp;
+    this.cp = cp;
+    this.minor = c.minor;
+    this.major = c.major;
+    this.access = c.access;
+    this.thisIndex = c.thisIndex;
+    this.superIndex = c.superIndex;
+    this.interfaceIndices = c.interfaceIndices;
+    this.thisClass = within(entry, 'this_class', () => cp.className(c.thisIndex));
+    this.superClass = c.superIndex === 0 ? null : within(entry, 'super_class', () => cp.className(c.superIndex));
+    this.interfaces = c.interfaceIndices.map((i, n, all) => within(entry, `interface ${n + 1} of ${all.length}`, () => cp.className(i)));
+    this.fields = c.fields.map((m, n, all) => this.decodeMember(m, 'field', n, all.length));
+    this.methods = c.methods.map((m, n, all) => this.decodeMember(m, 'method', n, all.length));
+    this.attributes = within(entry, 'class attributes', () => c.attributes.map((a) => this.decodeAttribute(a)));
   }
 
   /**
    * Parses a class file. Anything malformed raises ClassFormatError naming `entry`, never another
-   * error. Attribute bodies are views of `bytes`: do not modify `bytes` while the ClassFile is in use.
+   * error. Attribute bodies and the constant pool are views of `bytes`: do not modify `bytes` while
+   * the ClassFile is in use.
    */
   static parse(bytes: Uint8Array, entry: string): ClassFile {
     if (bytes.length < 4) throw new ClassFormatError(entry, `truncated at byte ${bytes.length} while reading the magic number`);
     const magic = ((bytes[0] << 24) | (bytes[1] << 16) | (bytes[2] << 8) | bytes[3]) >>> 0;
     if (magic !== MAGIC) throw new ClassFormatError(entry, `bad magic ${hex(magic, 8)} (not a class file)`);
-    if (bytes.length < 10) {
-      throw new ClassFormatError(entry, `truncated at byte ${bytes.length} while reading the version and constant_pool_count`);
-    }
-    // Attributes and constants are views of the input; a Buffer's views would be Buffers, whose slice() does not copy.
+    // Attributes are views of the input; a Buffer's views would be Buffers, whose slice() does not copy.
     const plain = bytes.constructor === Uint8Array ? bytes : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
-    const reader = new RawClassReader();
-    let lib: LibClass;
     try {
-      lib = reader.readClass(plain);
-    } catch (e) {
-      throw readFailure(entry, reader, bytes.length, e);
-    }
-    const end = reader.offset;
-    if (end !== bytes.length) {
-      throw new ClassFormatError(entry, `${bytes.length - end} trailing bytes after the end of the class (at byte ${end})`);
-    }
-    try {
-      return new ClassFile(entry, new ConstantPool(lib.constant_pool, entry), lib);
+      return new ClassFile(entry, readClassStructure(plain, entry));
     } catch (e) {
       if (e instanceof ClassFormatError) throw e;
       throw new ClassFormatError(entry, `unreadable class: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
 
-  private decodeMember(m: LibMember, kind: 'field' | 'method', n: number, total: number): MemberInfo {
+  private decodeMember(m: MemberStructure, kind: 'field' | 'method', n: number, total: number): MemberInfo {
     let where: string | null = null; // the member's position names it until its name is known
     try {
-      const name = this.cp.utf8(m.name_index);
+      const name = this.cp.utf8(m.nameIndex);
       where = `${kind} ${name}`;
-      const desc = this.cp.utf8(m.descriptor_index);
+      const desc = this.cp.utf8(m.descIndex);
       const valid = kind === 'field' ? isValidFieldDescriptor(desc) : isValidMethodDescriptor(desc);
       if (!valid) throw new ClassFormatError(this.entry, `invalid descriptor '${desc}'`);
       where = `${kind} ${name}${desc}`;
       const attributes = new Array<RawAttribute>(m.attributes.length);
       for (let i = 0; i < attributes.length; i++) attributes[i] = this.decodeAttribute(m.attributes[i]);
-      return { access: m.access_flags, nameIndex: m.name_index, descIndex: m.descriptor_index, name, desc, attributes };
+      return { access: m.access, nameIndex: m.nameIndex, descIndex: m.descIndex, name, desc, attributes };
     } catch (e) {
       if (e instanceof ClassFormatError) throw new ClassFormatError(this.entry, `${where ?? `${kind} ${n + 1} of ${total}`}: ${e.detail}`);
       throw e;
     }
   }
 
-  private decodeAttribute(a: LibAttribute): RawAttribute {
-    return { nameIndex: a.attribute_name_index, name: this.cp.utf8(a.attribute_name_index), info: a.info };
+  private decodeAttribute(a: AttributeStructure): RawAttribute {
+    return { nameIndex: a.nameIndex, name: this.cp.utf8(a.nameIndex), info: a.info };
   }
 
   // ---- writing -----------------------------------------------------------------------------
@@ -147,31 +137,20 @@ export class ClassFile {
     return this.classIs(index, name) ? index : this.cp.classIndex(name);
   }
 
-  /** Brings an attribute's nameIndex in step with its name. */
-  private syncAttribute(a: RawAttribute): LibAttribute {
-    if (!this.utf8Is(a.nameIndex, a.name)) a.nameIndex = this.cp.utf8Index(a.name);
-    return { attribute_name_index: a.nameIndex, attribute_length: a.info.length, info: a.info };
-  }
-
-  private syncAttributes(list: RawAttribute[], where: string): LibAttribute[] {
+  /** Brings each attribute's nameIndex in step with its name. */
+  private syncAttributes(list: RawAttribute[], where: string): void {
     u2(list.length, `${this.entry}: ${where} has ${list.length} attributes`);
-    return list.map((a) => {
+    for (const a of list) {
       if (a.info.length > 0xffffffff) throw new KomoriumError(`${this.entry}: ${where}: attribute ${a.name} is too long`);
-      return this.syncAttribute(a);
-    });
+      if (!this.utf8Is(a.nameIndex, a.name)) a.nameIndex = this.cp.utf8Index(a.name);
+    }
   }
 
-  private syncMember(m: MemberInfo, kind: string): LibMember {
+  private syncMember(m: MemberInfo, kind: string): void {
     if (!this.utf8Is(m.nameIndex, m.name)) m.nameIndex = this.cp.utf8Index(m.name);
     if (!this.utf8Is(m.descIndex, m.desc)) m.descIndex = this.cp.utf8Index(m.desc);
     u2(m.access, `${this.entry}: ${kind} ${m.name}: access flags ${m.access}`);
-    return {
-      access_flags: m.access,
-      name_index: m.nameIndex,
-      descriptor_index: m.descIndex,
-      attributes_count: m.attributes.length,
-      attributes: this.syncAttributes(m.attributes, `${kind} ${m.name}${m.desc}`),
-    };
+    this.syncAttributes(m.attributes, `${kind} ${m.name}${m.desc}`);
   }
 
   /** A new field or method (not added): its name and descriptor entered in this class's constant pool. */
@@ -188,28 +167,22 @@ export class ClassFile {
     u2(this.fields.length, `${this.entry}: ${this.fields.length} fields`);
     u2(this.methods.length, `${this.entry}: ${this.methods.length} methods`);
     u2(this.access, `${this.entry}: class access flags ${this.access}`);
-    const fields = this.fields.map((m) => this.syncMember(m, 'field'));
-    const methods = this.methods.map((m) => this.syncMember(m, 'method'));
-    const attributes = this.syncAttributes(this.attributes, 'class');
-    // Constants are added above, so the count is taken last.
-    const lib: LibClass = {
-      minor_version: this.minor,
-      major_version: this.major,
-      constant_pool_count: this.cp.size,
-      constant_pool: this.cp.entries,
-      access_flags: this.access,
-      this_class: this.thisIndex,
-      super_class: this.superIndex,
-      interfaces_count: this.interfaceIndices.length,
-      interfaces: this.interfaceIndices,
-      fields_count: fields.length,
-      fields,
-      methods_count: methods.length,
-      methods,
-      attributes_count: attributes.length,
-      attributes,
-    };
-    return new RawClassWriter().writeClass(lib);
+    for (const m of this.fields) this.syncMember(m, 'field');
+    for (const m of this.methods) this.syncMember(m, 'method');
+    this.syncAttributes(this.attributes, 'class');
+    // Constants are added above, so the pool is written last.
+    return writeClassStructure({
+      minor: this.minor,
+      major: this.major,
+      cp: this.cp,
+      access: this.access,
+      thisIndex: this.thisIndex,
+      superIndex: this.superIndex,
+      interfaceIndices: this.interfaceIndices,
+      fields: this.fields,
+      methods: this.methods,
+      attributes: this.attributes,
+    });
   }
 
   // ---- editing helpers ---------------------------------------------------------------------
@@ -273,15 +246,4 @@ export class ClassFile {
 
 function u2(v: number, what: string): void {
   if (!Number.isInteger(v) || v < 0 || v > 0xffff) throw new KomoriumError(`${what}: does not fit the class file's 16-bit field`);
-}
-
-function readFailure(entry: string, reader: RawClassReader, length: number, e: unknown): ClassFormatError {
-  if (e instanceof ClassFormatError) return e;
-  if (e instanceof FormatProblem) return new ClassFormatError(entry, e.detail);
-  // bytebuffer raises RangeError("Illegal offset ...") on a read past the end.
-  if (e instanceof RangeError || (e instanceof Error && /Illegal offset/.test(e.message))) {
-    return new ClassFormatError(entry, `truncated at byte ${length} while reading ${reader.section}`);
-  }
-  const msg = e instanceof Error ? e.message : String(e);
-  return new ClassFormatError(entry, `unreadable class (${msg}) while reading ${reader.section}`);
 }

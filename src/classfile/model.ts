@@ -1,5 +1,5 @@
 /**
- * The class model (JVMS 4.1) that komorium-ts works on. Structure comes from java-class-tools;
+ * The class model (JVMS 4.1) that komorium-ts works on. Structure comes from class-io.ts;
  * attributes stay raw bytes here, and only the code that needs an attribute decodes it
  * (bytecode/code-reader.ts for Code), so unknown and malformed-but-unused attributes pass through
  * unchanged and cheaply.

@@ -84,7 +84,16 @@ export function mutf8Length(s: string): number {
 
 export function encodeMutf8(s: string): Uint8Array {
   const out = new Uint8Array(mutf8Length(s));
-  let o = 0;
+  encodeMutf8Into(s, out, 0);
+  return out;
+}
+
+/**
+ * Writes the modified UTF-8 of `s` at out[at..] and returns how many bytes it took; `out` must have
+ * room for 3 bytes per UTF-16 unit. For callers that encode into a scratch buffer they reuse.
+ */
+export function encodeMutf8Into(s: string, out: Uint8Array, at: number): number {
+  let o = at;
   for (let i = 0; i < s.length; i++) {
     // charCodeAt, not codePointAt: surrogates are encoded one by one.
     const c = s.charCodeAt(i);
@@ -99,5 +108,5 @@ export function encodeMutf8(s: string): Uint8Array {
       out[o++] = 0x80 | (c & 0x3f);
     }
   }
-  return out;
+  return o - at;
 }
