@@ -1,0 +1,212 @@
+// The table writer (src/bytecode/table-writer.ts, docs/non-object-ir.md step 3): code written back
+// from a CodeTable with byte fragments inserted. Without insertions it must give every method's
+// Code attribute back byte for byte; with code inserted before every block, HotSpot must verify the
+// result and JFlex must still write the same scanner.
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { TableBlocks } from '../src/analysis/table-blocks.js';
+import { ClassFile, findAttribute } from '../src/classfile/classfile.js';
+import { CodeTable } from '../src/bytecode/code-table.js';
+import { Fmt, OP, OPCODE_FORMATS } from '../src/bytecode/opcodes.js';
+import { TableWriter, TableWriterLimit, type Insertion } from '../src/bytecode/table-writer.js';
+import { readZip, writeZip } from '../src/jar/zip.js';
+import { debianClasspathFor, debianJar, jflexJavaFlex, type DebianJarName } from './support/corpus.js';
+import { runJava, tmpDir } from './support/java.js';
+import { verifyJar } from './support/verify.js';
+
+const NOPS = [Uint8Array.of(0), Uint8Array.of(0, 0), Uint8Array.of(0, 0, 0)];
+
+/**
+ * Every class of `jar` with each method's code passed through `edit` (which returns its new Code
+ * body, or throws TableWriterLimit); the jar's other entries as they are.
+ */
+function rewriteJar(jar: string, edit: (t: CodeTable, info: Uint8Array, w: TableWriter, method: string) => Uint8Array) {
+  const t = new CodeTable();
+  const entries: { name: string; data: Uint8Array; isDirectory: boolean }[] = [];
+  let methods = 0;
+  const limits: string[] = [];
+  for (const e of readZip(jar, readFileSync(jar))) {
+    if (!e.name.endsWith('.class')) {
+      entries.push({ name: e.name, data: e.data, isDirectory: e.isDirectory });
+      continue;
+    }
+    const cf = ClassFile.parse(e.data, e.name);
+    const w = new TableWriter(cf.cp, e.name);
+    for (const m of cf.methods) {
+      const code = findAttribute(m.attributes, 'Code');
+      if (!code) continue;
+      methods++;
+      const name = m.name + m.desc;
+      try {
+        code.info = edit(t.decode(code.info, e.name, name), code.info, w, name);
+      } catch (err) {
+        if (!(err instanceof TableWriterLimit)) throw err;
+        limits.push(`${e.name} ${err.message}`);
+      }
+    }
+    entries.push({ name: e.name, data: cf.toBytes(), isDirectory: false });
+  }
+  return { entries, methods, limits };
+}
+
+/**
+ * 1 to 3 nops before the first instruction of every block, so that the padding of later switches
+ * moves, and before every `new`, so that an uninitialized(offset) type must follow the `new` and not
+ * the code before it.
+ */
+function nopsBeforeBlocks(): (t: CodeTable, info: Uint8Array, w: TableWriter, method: string) => Uint8Array {
+  const blocks = new TableBlocks();
+  return (t, info, w, method) => {
+    blocks.compute(t);
+    const insertions: Insertion[] = [];
+    let b = 0;
+    for (let i = 0; i < t.n; i++) {
+      const starts = b < blocks.count && blocks.starts[b] === i;
+      if (starts) b++;
+      if (starts || t.op[i] === OP.NEW) insertions.push({ before: i, bytes: NOPS[(b + i) % 3]! });
+    }
+    return w.write(t, info, insertions, method);
+  };
+}
+
+describe('table writer', () => {
+  it.each<DebianJarName>(['guava', 'ecj', 'rhino', 'commons-lang3'])('writes every method of %s back byte for byte', (jar) => {
+    const changed: string[] = [];
+    const { methods, limits } = rewriteJar(debianJar(jar), (t, info, w, method) => {
+      const out = w.write(t, info, [], method);
+      if (Buffer.compare(Buffer.from(out), Buffer.from(info)) !== 0) changed.push(method);
+      return out;
+    });
+    expect(methods).toBeGreaterThan(3000);
+    expect(limits).toEqual([]);
+    expect(changed).toEqual([]);
+  });
+
+  it.each<DebianJarName>(['guava', 'ecj', 'jflex'])('inserts code before every block of %s, and HotSpot verifies it as it did the original', (jar) => {
+    const work = tmpDir('komorium-table-writer-');
+    const { entries, limits } = rewriteJar(debianJar(jar), nopsBeforeBlocks());
+    expect(limits).toEqual([]);
+    const out = join(work, `${jar}.jar`);
+    writeFileSync(out, writeZip(entries, new Date(Date.UTC(1980, 1, 1))));
+    const cp = debianClasspathFor(jar).filter((p) => p !== debianJar(jar));
+    const before = verifyJar(debianJar(jar), cp);
+    const after = verifyJar(out, cp);
+    expect(after.classes).toBe(before.classes);
+    expect(after.verifyErrors).toEqual([]);
+    expect(after.verified).toBe(before.verified);
+    expect(after.verified).toBeGreaterThan(0.9 * after.classes);
+  });
+
+  it('inserts code before every block of JFlex, which writes the same scanner', async () => {
+    const work = tmpDir('komorium-table-writer-jflex-');
+    const jar = debianJar('jflex');
+    const cp = debianClasspathFor('jflex').filter((p) => p !== jar);
+    const out = join(work, 'jflex-nops.jar');
+    writeFileSync(out, writeZip(rewriteJar(jar, nopsBeforeBlocks()).entries, new Date(Date.UTC(1980, 1, 1))));
+    const run = async (jarPath: string, dir: string) => {
+      mkdirSync(dir);
+      const r = await runJava({ cp: [jarPath, ...cp], main: 'jflex.Main', args: ['-d', dir, jflexJavaFlex()] });
+      expect(r.code, r.stderr).toBe(0);
+      return { stdout: r.stdout.replaceAll(dir, '<out>'), scanner: readFileSync(join(dir, 'Scanner.java'), 'utf8'), files: readdirSync(dir) };
+    };
+    const plain = await run(jar, join(work, 'plain'));
+    const nops = await run(out, join(work, 'nops'));
+    expect(nops).toEqual(plain);
+    expect(plain.scanner.length).toBeGreaterThan(10_000);
+  });
+
+  it('moves line numbers and local variable ranges to the code inserted before their instruction', () => {
+    const insert = nopsBeforeBlocks();
+    let lines = 0;
+    let locals = 0;
+    const wrong: string[] = [];
+    /** The (offset, value) pairs of a LineNumberTable or the (start, end) of each LocalVariableTable entry. */
+    const table = (info: Uint8Array, cf: ClassFile, name: string): [number, number][] => {
+      const len = ((info[4]! << 24) | (info[5]! << 16) | (info[6]! << 8) | info[7]!) >>> 0;
+      let p = 8 + len;
+      p += 2 + 8 * ((info[p]! << 8) | info[p + 1]!);
+      const out: [number, number][] = [];
+      for (let a = (info[p]! << 8) | info[p + 1]!, q = p + 2; a > 0; a--) {
+        const body = info.subarray(q + 6, q + 6 + ((info[q + 2]! << 24) | (info[q + 3]! << 16) | (info[q + 4]! << 8) | info[q + 5]!));
+        if (cf.cp.utf8((info[q]! << 8) | info[q + 1]!) === name) {
+          const size = name === 'LineNumberTable' ? 4 : 10;
+          for (let k = 0; k < ((body[0]! << 8) | body[1]!); k++) {
+            const o = 2 + size * k;
+            const a0 = (body[o]! << 8) | body[o + 1]!;
+            const b0 = (body[o + 2]! << 8) | body[o + 3]!;
+            out.push(name === 'LineNumberTable' ? [a0, b0] : [a0, a0 + b0]);
+          }
+        }
+        q += 6 + body.length;
+      }
+      return out;
+    };
+    const jar = debianJar('commons-lang3');
+    for (const e of readZip(jar, readFileSync(jar))) {
+      if (!e.name.endsWith('.class')) continue;
+      const cf = ClassFile.parse(e.data, e.name);
+      const w = new TableWriter(cf.cp, e.name);
+      const t = new CodeTable();
+      const moved = new CodeTable();
+      for (const m of cf.methods) {
+        const code = findAttribute(m.attributes, 'Code');
+        if (!code) continue;
+        const name = m.name + m.desc;
+        const out = insert(t.decode(code.info, e.name, name), code.info, w, name);
+        moved.decode(out, e.name, name);
+        // Original instruction i is the i-th instruction of the new code that is not a nop (the
+        // original code has none: checked); it should be reached through the nops before it.
+        const kept: number[] = [];
+        for (let j = 0; j < moved.n; j++) if (moved.op[j] !== OP.NOP) kept.push(j);
+        if (kept.length !== t.n) throw new Error(`${e.name} ${name} has nops of its own`);
+        const landing = (pc: number): number => {
+          let i = 0;
+          while (i < t.n && t.pc[i]! < pc) i++;
+          if (i === t.n) return moved.codeLength;
+          let j = kept[i]!;
+          while (j > 0 && moved.op[j - 1] === OP.NOP) j--;
+          return moved.pc[j]!;
+        };
+        const before = table(code.info, cf, 'LineNumberTable');
+        const after = table(out, cf, 'LineNumberTable');
+        before.forEach(([pc, line], k) => {
+          lines++;
+          if (after[k]![1] !== line || after[k]![0] !== landing(pc)) wrong.push(`${e.name} ${name}: line ${line} at ${pc} moved to ${after[k]![0]}`);
+        });
+        for (const kind of ['LocalVariableTable', 'LocalVariableTypeTable']) {
+          const was = table(code.info, cf, kind);
+          const now = table(out, cf, kind);
+          was.forEach(([start, end], k) => {
+            locals++;
+            if (now[k]![0] !== landing(start) || now[k]![1] !== landing(end)) wrong.push(`${e.name} ${name}: ${kind} ${start}-${end} moved to ${now[k]!.join('-')}`);
+          });
+        }
+      }
+    }
+    expect(wrong.slice(0, 10)).toEqual([]);
+    expect(lines).toBeGreaterThan(10_000);
+    expect(locals).toBeGreaterThan(5_000);
+  });
+
+  it('says when a branch would need widening, for the caller to write the method another way', () => {
+    let said = '';
+    rewriteJar(debianJar('commons-lang3'), (t, info, w, method) => {
+      if (said !== '') return info;
+      // A backward branch: code inserted between its target and itself pushes it past 32,767 bytes.
+      for (let i = 0; i < t.n; i++) {
+        if (OPCODE_FORMATS[t.op[i]!] === Fmt.BRANCH && t.target[i]! < i) {
+          try {
+            w.write(t, info, [{ before: i, bytes: new Uint8Array(33_000) }], method);
+          } catch (e) {
+            said = (e as Error).message;
+            expect(e).toBeInstanceOf(TableWriterLimit);
+          }
+          break;
+        }
+      }
+      return info;
+    });
+    expect(said).toMatch(/the branch at \d+ would need widening/);
+  });
+});
