@@ -6,6 +6,9 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TableBlocks } from '../src/analysis/table-blocks.js';
+import { TableStack } from '../src/analysis/table-stack.js';
+import { readCode } from '../src/bytecode/code-reader.js';
+import { writeCode } from '../src/bytecode/code-writer.js';
 import { ClassFile, findAttribute } from '../src/classfile/classfile.js';
 import { CodeTable } from '../src/bytecode/code-table.js';
 import { Fmt, OP, OPCODE_FORMATS } from '../src/bytecode/opcodes.js';
@@ -15,7 +18,15 @@ import { debianClasspathFor, debianJar, jflexJavaFlex, type DebianJarName } from
 import { runJava, tmpDir } from './support/java.js';
 import { verifyJar } from './support/verify.js';
 
-const NOPS = [Uint8Array.of(0), Uint8Array.of(0, 0), Uint8Array.of(0, 0, 0)];
+/**
+ * Fragments that leave the stack as they found it: a nop, and two that push 1 and 3 words first,
+ * so that max_stack must make room for them. Their sizes differ, so later switches' padding moves.
+ */
+const FRAGMENTS: Insertion[] = [
+  { before: 0, bytes: Uint8Array.of(OP.NOP), stack: 0 },
+  { before: 0, bytes: Uint8Array.of(OP.ICONST_0, OP.POP), stack: 1 },
+  { before: 0, bytes: Uint8Array.of(OP.ICONST_0, OP.ICONST_0, OP.ICONST_0, OP.POP2, OP.POP), stack: 3 },
+];
 
 /**
  * Every class of `jar` with each method's code passed through `edit` (which returns its new Code
@@ -51,12 +62,12 @@ function rewriteJar(jar: string, edit: (t: CodeTable, info: Uint8Array, w: Table
 }
 
 /**
- * 1 to 3 nops before the first instruction of every block, so that the padding of later switches
- * moves, and before every `new`, so that an uninitialized(offset) type must follow the `new` and not
- * the code before it.
+ * A fragment before the first instruction of every block, and before every `new`, so that an
+ * uninitialized(offset) type must follow the `new` and not the code before it.
  */
 function nopsBeforeBlocks(): (t: CodeTable, info: Uint8Array, w: TableWriter, method: string) => Uint8Array {
   const blocks = new TableBlocks();
+  const stack = new TableStack();
   return (t, info, w, method) => {
     blocks.compute(t);
     const insertions: Insertion[] = [];
@@ -64,9 +75,9 @@ function nopsBeforeBlocks(): (t: CodeTable, info: Uint8Array, w: TableWriter, me
     for (let i = 0; i < t.n; i++) {
       const starts = b < blocks.count && blocks.starts[b] === i;
       if (starts) b++;
-      if (starts || t.op[i] === OP.NEW) insertions.push({ before: i, bytes: NOPS[(b + i) % 3]! });
+      if (starts || t.op[i] === OP.NEW) insertions.push({ ...FRAGMENTS[(b + i) % 3]!, before: i });
     }
-    return w.write(t, info, insertions, method);
+    return w.write(t, info, insertions, method, stack.compute(t, info, w.cp));
   };
 }
 
@@ -81,6 +92,31 @@ describe('table writer', () => {
     expect(methods).toBeGreaterThan(3000);
     expect(limits).toEqual([]);
     expect(changed).toEqual([]);
+  });
+
+  it.each<DebianJarName>(['guava', 'ecj', 'rhino', 'commons-lang3'])('finds the max_stack of every method of %s that the object code writer finds', (jar) => {
+    const stack = new TableStack();
+    let methods = 0;
+    const wrong: string[] = [];
+    for (const e of readZip(debianJar(jar), readFileSync(debianJar(jar)))) {
+      if (!e.name.endsWith('.class')) continue;
+      const cf = ClassFile.parse(e.data, e.name);
+      const t = new CodeTable();
+      for (const m of cf.methods) {
+        const code = findAttribute(m.attributes, 'Code');
+        if (!code) continue;
+        methods++;
+        // With max_stack 0 read, the object writer writes what it computes.
+        const objects = readCode(cf, m, code);
+        objects.maxStack = 0;
+        const written = writeCode(cf, m, objects).info;
+        const expected = (written[0]! << 8) | written[1]!;
+        const found = stack.compute(t.decode(code.info, e.name, m.name + m.desc), code.info, cf.cp).max;
+        if (found !== expected) wrong.push(`${e.name} ${m.name}${m.desc}: ${found}, the object writer ${expected}`);
+      }
+    }
+    expect(wrong.slice(0, 10)).toEqual([]);
+    expect(methods).toBeGreaterThan(3000);
   });
 
   it.each<DebianJarName>(['guava', 'ecj', 'jflex'])('inserts code before every block of %s, and HotSpot verifies it as it did the original', (jar) => {
@@ -117,7 +153,13 @@ describe('table writer', () => {
   });
 
   it('moves line numbers and local variable ranges to the code inserted before their instruction', () => {
-    const insert = nopsBeforeBlocks();
+    const blocks = new TableBlocks();
+    const insert = (t: CodeTable, info: Uint8Array, w: TableWriter, method: string): Uint8Array => {
+      blocks.compute(t);
+      const insertions: Insertion[] = [];
+      for (let b = 0; b < blocks.count; b++) insertions.push({ before: blocks.starts[b]!, bytes: new Uint8Array(1 + (b % 3)) }); // nops
+      return w.write(t, info, insertions, method);
+    };
     let lines = 0;
     let locals = 0;
     const wrong: string[] = [];

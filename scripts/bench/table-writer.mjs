@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The table writer's speed (docs/non-object-ir.md, step 3): every method of JAR decoded into a
-// CodeTable, its blocks found, and written back by TableWriter with a 15-byte fragment (the size
-// of a counter update) before every block. Classes are parsed beforehand; each round is timed.
+// CodeTable, its blocks and stack depths found, and written back by TableWriter with a 15-byte
+// fragment (the size of a counter update, 3 words deep) before every block, max_stack made room
+// for. Classes are parsed beforehand; each round is timed.
 //
 //   node scripts/bench/table-writer.mjs [JAR] [--rounds N]
 import { readFileSync } from 'node:fs';
@@ -20,6 +21,7 @@ const { ClassFile, findAttribute } = await import(join(DIST, 'classfile/classfil
 const { readZip } = await import(join(DIST, 'jar/zip.js'));
 const { CodeTable } = await import(join(DIST, 'bytecode/code-table.js'));
 const { TableBlocks } = await import(join(DIST, 'analysis/table-blocks.js'));
+const { TableStack } = await import(join(DIST, 'analysis/table-stack.js'));
 const { TableWriter } = await import(join(DIST, 'bytecode/table-writer.js'));
 
 const classes = readZip(jar, readFileSync(jar))
@@ -27,6 +29,7 @@ const classes = readZip(jar, readFileSync(jar))
   .map((e) => ClassFile.parse(e.data, e.name));
 const table = new CodeTable();
 const blocks = new TableBlocks();
+const stack = new TableStack();
 const fragment = new Uint8Array(15);
 let methods = 0;
 for (let r = 0; r < rounds; r++) {
@@ -43,14 +46,15 @@ for (let r = 0; r < rounds; r++) {
       const name = m.name + m.desc;
       const t0 = performance.now();
       blocks.compute(table.decode(code.info, cf.entry, name));
+      stack.compute(table, code.info, cf.cp);
       const insertions = [];
-      for (let b = 0; b < blocks.count; b++) insertions.push({ before: blocks.starts[b], bytes: fragment });
+      for (let b = 0; b < blocks.count; b++) insertions.push({ before: blocks.starts[b], bytes: fragment, stack: 3 });
       const t1 = performance.now();
-      bytes += w.write(table, code.info, insertions, name).length;
+      bytes += w.write(table, code.info, insertions, name, stack).length;
       decode += t1 - t0;
       write += performance.now() - t1;
     }
   }
-  console.log(`round ${r + 1}: decode + blocks ${decode.toFixed(0)} ms, write ${write.toFixed(0)} ms (${bytes} bytes of Code)`);
+  console.log(`round ${r + 1}: decode + blocks + stack ${decode.toFixed(0)} ms, write ${write.toFixed(0)} ms (${bytes} bytes of Code)`);
 }
 console.log(`${jar}: ${classes.length} classes, ${methods} methods`);

@@ -84,41 +84,58 @@ const wordsCache = new Map<string, { args: number; ret: number }>();
  * pushed return address (+1); ATHROW counts only the popped reference.
  */
 export function stackEffect(cp: ConstantPool, insn: Insn): number {
-  const op = insn.op;
+  return effectOf(cp, insn.op, insn.cp ?? 0, insn.n ?? 0);
+}
+
+/**
+ * stackEffect of the instruction at `pc` of raw code, as a CodeTable holds it: a wide-prefixed one
+ * has the effect of the instruction it widens.
+ */
+export function stackEffectAt(cp: ConstantPool, code: Uint8Array, pc: number): number {
+  const op = code[pc]!;
+  if (op === OP.WIDE) return effectOf(cp, code[pc + 1]!, 0, 0);
+  const fixed = FIXED[op]!;
+  if (fixed === fixed) return fixed;
+  const index = op === OP.LDC ? code[pc + 1]! : (code[pc + 1]! << 8) | code[pc + 2]!;
+  return effectOf(cp, op, index, op === OP.MULTIANEWARRAY ? code[pc + 3]! : 0);
+}
+
+/** The effect of opcode `op` with constant pool operand `index` (and `dims` for multianewarray). */
+function effectOf(cp: ConstantPool, op: number, index: number, dims: number): number {
   const fixed = FIXED[op]!;
   if (fixed === fixed) return fixed; // not NaN
   switch (op) {
     case OP.LDC:
     case OP.LDC_W: {
-      const tag = cp.tag(insn.cp!);
+      const tag = cp.tag(index);
       if (tag === CONSTANT.Long || tag === CONSTANT.Double) return 2;
-      if (tag === CONSTANT.Dynamic) return typeSize(cp.dynamic(insn.cp!).desc);
+      if (tag === CONSTANT.Dynamic) return typeSize(cp.dynamic(index).desc);
       return 1;
     }
     case OP.GETSTATIC:
-      return typeSize(cp.memberDesc(insn.cp!));
+      return typeSize(cp.memberDesc(index));
     case OP.PUTSTATIC:
-      return -typeSize(cp.memberDesc(insn.cp!));
+      return -typeSize(cp.memberDesc(index));
     case OP.GETFIELD:
-      return typeSize(cp.memberDesc(insn.cp!)) - 1;
+      return typeSize(cp.memberDesc(index)) - 1;
     case OP.PUTFIELD:
-      return -typeSize(cp.memberDesc(insn.cp!)) - 1;
+      return -typeSize(cp.memberDesc(index)) - 1;
     case OP.INVOKEVIRTUAL:
     case OP.INVOKESPECIAL:
     case OP.INVOKEINTERFACE: {
-      const w = invokeWords(cp.memberDesc(insn.cp!));
+      const w = invokeWords(cp.memberDesc(index));
       return w.ret - w.args - 1;
     }
     case OP.INVOKESTATIC: {
-      const w = invokeWords(cp.memberDesc(insn.cp!));
+      const w = invokeWords(cp.memberDesc(index));
       return w.ret - w.args;
     }
     case OP.INVOKEDYNAMIC: {
-      const w = invokeWords(cp.dynamic(insn.cp!).desc);
+      const w = invokeWords(cp.dynamic(index).desc);
       return w.ret - w.args;
     }
     case OP.MULTIANEWARRAY:
-      return 1 - insn.n!;
+      return 1 - dims;
     default:
       throw new Error(`stackEffect: opcode ${op} is not a canonical instruction`);
   }

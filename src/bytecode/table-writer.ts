@@ -10,13 +10,15 @@
  * i is reached, and inherits i's frame, so it must leave the operand stack and locals as it found
  * them. A range ending at i ends before it. `uninitialized(offset)` types keep naming their `new`.
  *
- * Not yet here: fragments with branches of their own, frames for them, widening a branch that
- * outgrows 16 bits, and type annotations on code. A method that needs one raises
+ * max_stack makes room for what the insertions push, from the depths TableStack finds. Not yet
+ * here: fragments with branches of their own, frames for them, widening a branch that outgrows 16
+ * bits, type annotations on code, and locals for fragments. A method that needs one raises
  * TableWriterLimit, for the caller to rewrite it another way.
  */
 import type { ConstantPool } from '../classfile/constant-pool.js';
 import { ClassFormatError } from '../errors.js';
 import { ByteWriter } from './byte-writer.js';
+import type { TableStack } from '../analysis/table-stack.js';
 import type { CodeTable } from './code-table.js';
 import { Fmt, OPCODE_FORMATS } from './opcodes.js';
 
@@ -29,6 +31,8 @@ export class TableWriterLimit extends Error {
 export interface Insertion {
   before: number;
   bytes: Uint8Array;
+  /** The most words the code has on the operand stack above what it found there (0 if omitted). */
+  stack?: number;
 }
 
 const u2 = (b: Uint8Array, p: number): number => (b[p]! << 8) | b[p + 1]!;
@@ -43,20 +47,22 @@ export class TableWriter {
   private indexAt = new Int32Array(0);
 
   constructor(
-    private readonly cp: ConstantPool,
+    readonly cp: ConstantPool,
     /** Class file and method, for errors. */
     private readonly entry: string,
   ) {}
 
   /**
    * The Code attribute's body (max_stack onward) for `t`, read from `info`, with `insertions`
-   * (ordered by `before`; several before one instruction go in their order).
+   * (ordered by `before`; several before one instruction go in their order). With `stack`, the
+   * depths of `t` (TableStack), max_stack makes room for what the insertions push; without it, it
+   * stays as read.
    */
-  write(t: CodeTable, info: Uint8Array, insertions: readonly Insertion[], method: string, maxStack = t.maxStack, maxLocals = t.maxLocals): Uint8Array {
+  write(t: CodeTable, info: Uint8Array, insertions: readonly Insertion[], method: string, stack?: TableStack): Uint8Array {
     const codeLength = this.layout(t, insertions);
     const w = new ByteWriter(info.length + codeLength - t.codeLength + 64);
-    w.u2(maxStack);
-    w.u2(maxLocals);
+    w.u2(stack === undefined ? t.maxStack : maxStack(t, insertions, stack, method));
+    w.u2(t.maxLocals);
     w.u4(codeLength);
     w.bytes(this.code(t, insertions, codeLength, method));
     w.u2(t.nHandlers);
@@ -294,6 +300,19 @@ export class TableWriter {
     }
     return w.finish();
   }
+}
+
+/** max_stack with room for each insertion's words above the depth where it runs. */
+function maxStack(t: CodeTable, insertions: readonly Insertion[], stack: TableStack, method: string): number {
+  let max = Math.max(t.maxStack, stack.max);
+  for (const ins of insertions) {
+    const at = ins.before < t.n ? stack.depth[ins.before]! : 0;
+    // Code nothing reaches keeps the depth of the verifier's view of it: none, so count from 0.
+    const top = Math.max(at, 0) + (ins.stack ?? 0);
+    if (top > max) max = top;
+  }
+  if (max > 0xffff) throw new TableWriterLimit(`method ${method}: max_stack would be ${max}`);
+  return max;
 }
 
 function put2(b: Uint8Array, p: number, v: number): void {
