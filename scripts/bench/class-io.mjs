@@ -10,10 +10,9 @@
 // --against, another build's dist (a worktree of an earlier commit, built) replays the same calls
 // in alternate rounds, and both must return the same indices and write the same number of bytes.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { instrumentInProcess } from './util.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = process.argv.slice(2);
@@ -53,13 +52,11 @@ async function record() {
       }
     };
   }
-  const out = mkdtempSync(join(tmpdir(), 'komorium-class-io-'));
-  process.env.KOMORIUM_WORKERS = '0';
-  const { main } = await import(join(REPO, 'dist/cli/main.js'));
-  await main(['instrument', jar, '-o', join(out, 'out.jar'), '--no-cache', '-q']);
-  rmSync(out, { recursive: true, force: true });
-  for (const [n, orig] of saved) ConstantPool.prototype[n] = orig;
-  if (process.exitCode) throw new Error(`instrument exited with ${process.exitCode}`);
+  try {
+    await instrumentInProcess(REPO, jar, { workers: 0 });
+  } finally {
+    for (const [n, orig] of saved) ConstantPool.prototype[n] = orig;
+  }
   return calls;
 }
 

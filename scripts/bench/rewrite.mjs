@@ -13,11 +13,10 @@
 // this one as 0) pays for what the builds share; the later rounds are the warm rewrite. All builds
 // must produce the same bytes.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { instrumentInProcess } from './util.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const argv = process.argv.slice(2);
@@ -51,14 +50,12 @@ async function capture() {
     }
   };
   syncBuiltinESMExports();
-  const out = mkdtempSync(join(tmpdir(), 'komorium-rewrite-'));
-  process.env.KOMORIUM_WORKERS = '2';
-  const { main } = await import(join(REPO, 'dist/cli/main.js'));
-  await main(['instrument', jar, '-o', join(out, 'out.jar'), '--no-cache', '-q', ...options]);
-  rmSync(out, { recursive: true, force: true });
-  threads.Worker = Real;
-  syncBuiltinESMExports();
-  if (process.exitCode) throw new Error(`instrument exited with ${process.exitCode}`);
+  try {
+    await instrumentInProcess(REPO, jar, { workers: 2, options });
+  } finally {
+    threads.Worker = Real;
+    syncBuiltinESMExports();
+  }
   if (seen.init === null) throw new Error(`${jar}: instrument started no workers (too few classes?)`);
   seen.tasks.sort((a, b) => a.index - b.index);
   return seen;

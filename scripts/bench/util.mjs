@@ -1,7 +1,8 @@
 // Small helpers of `npm run bench`: running a whole process with its wall time and peak memory,
 // statistics, files. No dependencies beyond Node's own modules.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 export const TIME_BIN = '/usr/bin/time';
@@ -194,4 +195,21 @@ export function parseOptions(argv, help, defaults, { flags = {}, values = {} }) 
     } else throw new Error(`unknown option ${a}\n${help}`);
   }
   return o;
+}
+
+/**
+ * Runs `komorium-ts instrument JAR -o <a temporary jar> --no-cache -q OPTIONS` inside this process,
+ * from REPO's dist, with KOMORIUM_WORKERS set to `workers`: for the scripts that watch what the
+ * rewrite does (scripts/bench/class-io.mjs, rewrite.mjs). The output is removed; a failed run throws.
+ */
+export async function instrumentInProcess(repo, jar, { workers, options = [] }) {
+  const out = mkdtempSync(join(tmpdir(), 'komorium-bench-'));
+  process.env.KOMORIUM_WORKERS = String(workers);
+  try {
+    const { main } = await import(join(repo, 'dist/cli/main.js'));
+    await main(['instrument', jar, '-o', join(out, 'out.jar'), '--no-cache', '-q', ...options]);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+  if (process.exitCode) throw new Error(`instrument ${jar} exited with ${process.exitCode}`);
 }

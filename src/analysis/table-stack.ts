@@ -16,7 +16,6 @@ export class TableStack {
   /** The largest depth before or after any instruction. */
   max = 0;
   private work: Int32Array = new Int32Array(0);
-  private indexAt = new Int32Array(0);
 
   /** `info` is the Code attribute's body the table was decoded from (for its StackMapTable). */
   compute(t: CodeTable, info: Uint8Array, cp: ConstantPool): this {
@@ -60,7 +59,7 @@ export class TableStack {
   /** Seeds each StackMapTable frame's instruction with the words of the frame's stack. */
   private seedFrames(t: CodeTable, info: Uint8Array, cp: ConstantPool, seed: (i: number, h: number) => void): void {
     const u2 = (p: number): number => (info[p]! << 8) | info[p + 1]!;
-    let p = 8 + t.codeLength + 2 + 8 * t.nHandlers;
+    let p = t.attributesAt;
     let body = -1;
     for (let a = u2(p), q = p + 2; a > 0; a--) {
       const length = ((info[q + 2]! << 24) | (info[q + 3]! << 16) | (info[q + 4]! << 8) | info[q + 5]!) >>> 0;
@@ -68,8 +67,6 @@ export class TableStack {
       q += 6 + length;
     }
     if (body < 0) return;
-    if (this.indexAt.length < t.codeLength + 1) this.indexAt = new Int32Array(t.codeLength + 1);
-    for (let i = 0; i < t.n; i++) this.indexAt[t.pc[i]!] = i;
     p = body + 2;
     let offset = -1;
     /** Skips `count` verification types; returns their words. */
@@ -106,7 +103,7 @@ export class TableStack {
       }
       offset += delta + 1;
       // The table writer and the code reader check frame offsets; an odd one only loses its seed here.
-      if (offset < t.codeLength && t.pc[this.indexAt[offset]!] === offset) seed(this.indexAt[offset]!, stack);
+      if (offset < t.codeLength) seed(t.indexOf(offset), stack);
     }
   }
 }

@@ -39,7 +39,7 @@ export class CodeTable {
   nHandlers = 0;
   /** The raw code bytes (a view of the attribute), for operands the table does not decode. */
   code: Uint8Array = new Uint8Array(0);
-  /** Instruction index + 1 at each offset (0: not an instruction start); scratch. */
+  /** Instruction index + 1 at each offset (0: not an instruction start), up to code_length; see indexOf. */
   private indexAt = new Int32Array(0);
 
   /**
@@ -49,6 +49,16 @@ export class CodeTable {
   decode(info: Uint8Array, entry: string, method: string): this {
     decodeInto(this, info, entry, method);
     return this;
+  }
+
+  /** The instruction at offset `pc` as read (n for code_length), or -1 when no instruction starts there. */
+  indexOf(pc: number): number {
+    return pc >= 0 && pc <= this.codeLength ? this.indexAt[pc]! - 1 : -1;
+  }
+
+  /** Where attributes_count is in the Code attribute's body the table was decoded from. */
+  get attributesAt(): number {
+    return 8 + this.codeLength + 2 + 8 * this.nHandlers;
   }
 
   /** The opcode of instruction i, or for a wide-prefixed one the opcode it widens. */

@@ -43,8 +43,6 @@ export class TableWriter {
   private newPc = new Int32Array(0);
   /** New offset of the code inserted before each instruction (its own offset when there is none). */
   private landing = new Int32Array(0);
-  /** Instruction index + 1 at each old offset (0: not an instruction start). */
-  private indexAt = new Int32Array(0);
 
   constructor(
     readonly cp: ConstantPool,
@@ -156,23 +154,11 @@ export class TableWriter {
     }
   }
 
-  /** Instruction index at old offset `pc` (code_length gives n), or -1. */
-  private index(t: CodeTable, pc: number): number {
-    return pc >= 0 && pc <= t.codeLength ? this.indexAt[pc]! - 1 : -1;
-  }
-
-  private fillIndex(t: CodeTable): void {
-    if (this.indexAt.length < t.codeLength + 1) this.indexAt = new Int32Array(t.codeLength + 1);
-    else this.indexAt.fill(0, 0, t.codeLength + 1);
-    for (let i = 0; i <= t.n; i++) this.indexAt[t.pc[i]!] = i + 1;
-  }
-
   private attributes(t: CodeTable, info: Uint8Array, inserted: boolean, method: string, w: ByteWriter): void {
-    let p = 8 + t.codeLength + 2 + 8 * t.nHandlers;
+    let p = t.attributesAt;
     const count = u2(info, p);
     p += 2;
     w.u2(count);
-    this.fillIndex(t);
     for (let a = 0; a < count; a++) {
       const nameIndex = u2(info, p);
       const length = s4(info, p + 2) >>> 0;
@@ -210,7 +196,7 @@ export class TableWriter {
    * the object pipeline, whose handling of such tables (written by obfuscators, not javac) is tested.
    */
   private moved(t: CodeTable, pc: number, what: string, method: string): number {
-    const i = this.index(t, pc);
+    const i = t.indexOf(pc);
     if (i < 0) throw new TableWriterLimit(`method ${method}: ${what} ${pc} is not at the start of an instruction`);
     return this.landing[i]!;
   }
@@ -253,7 +239,7 @@ export class TableWriter {
           p += 2;
         } else if (tag === 8) {
           // Uninitialized: the offset of its `new`, which moves with the instruction itself.
-          const i = this.index(t, u2(body, p));
+          const i = t.indexOf(u2(body, p));
           if (i < 0 || i >= t.n) throw new TableWriterLimit(`method ${method}: StackMapTable names a new at ${u2(body, p)}, not an instruction`);
           w.u2(this.newPc[i]!);
           p += 2;

@@ -130,15 +130,16 @@ export class ConstantPool {
     if (limit < 10) fail(`truncated at byte ${limit} while reading the version and constant_pool_count`);
     const count = (bytes[8] << 8) | bytes[9];
     if (count < 1) fail('constant_pool_count is 0 (must be at least 1)');
+    const truncated = (i: number): never => fail(`truncated at byte ${limit} while reading the constant pool (entry ${i} of ${count - 1})`);
     const offsets = new Int32Array(count);
     offsets[0] = -1;
     let o = 10;
     for (let i = 1; i < count; i++) {
-      if (o >= limit) fail(`truncated at byte ${limit} while reading the constant pool (entry ${i} of ${count - 1})`);
+      if (o >= limit) truncated(i);
       const tag = bytes[o];
       offsets[i] = o;
       if (tag === CONSTANT.Utf8) {
-        if (o + 3 > limit) fail(`truncated at byte ${limit} while reading the constant pool (entry ${i} of ${count - 1})`);
+        if (o + 3 > limit) truncated(i);
         const length = (bytes[o + 1] << 8) | bytes[o + 2];
         if (o + 3 + length > limit) {
           fail(`truncated at byte ${limit} while reading the constant pool: a Utf8 constant of ${length} bytes at byte ${o + 3} runs past the end`);
@@ -148,7 +149,7 @@ export class ConstantPool {
       }
       const size = tag < OPERAND_SIZE.length ? OPERAND_SIZE[tag] : 0;
       if (size === 0) fail(`bad constant pool tag ${tag} at index ${i} (byte ${o})`);
-      if (o + 1 + size > limit) fail(`truncated at byte ${limit} while reading the constant pool (entry ${i} of ${count - 1})`);
+      if (o + 1 + size > limit) truncated(i);
       o += 1 + size;
       if (tag === CONSTANT.Long || tag === CONSTANT.Double) {
         if (i + 1 >= count) {
