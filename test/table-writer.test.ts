@@ -10,9 +10,14 @@ import { TableStack } from '../src/analysis/table-stack.js';
 import { readCode } from '../src/bytecode/code-reader.js';
 import { writeCode } from '../src/bytecode/code-writer.js';
 import { ClassFile, findAttribute } from '../src/classfile/classfile.js';
+import { firstClassIndex } from '../src/classfile/class-refs.js';
+import { argSlots } from '../src/classfile/descriptor.js';
+import { ACC, type MemberInfo } from '../src/classfile/model.js';
+import { shiftLocals } from '../src/edit/method-editor.js';
+import { ITEM, vtObject } from '../src/bytecode/stack-map.js';
 import { CodeTable } from '../src/bytecode/code-table.js';
 import { Fmt, OP, OPCODE_FORMATS } from '../src/bytecode/opcodes.js';
-import { TableWriter, TableWriterLimit, type Insertion } from '../src/bytecode/table-writer.js';
+import { ENTRY, TableWriter, TableWriterLimit, type Insertion } from '../src/bytecode/table-writer.js';
 import { readZip, writeZip } from '../src/jar/zip.js';
 import { debianClasspathFor, debianJar, jflexJavaFlex, type DebianJarName } from './support/corpus.js';
 import { runJava, tmpDir } from './support/java.js';
@@ -32,7 +37,9 @@ const FRAGMENTS: Insertion[] = [
  * Every class of `jar` with each method's code passed through `edit` (which returns its new Code
  * body, or throws TableWriterLimit); the jar's other entries as they are.
  */
-function rewriteJar(jar: string, edit: (t: CodeTable, info: Uint8Array, w: TableWriter, method: string) => Uint8Array) {
+type Edit = (t: CodeTable, info: Uint8Array, w: TableWriter, method: string, m: MemberInfo, cf: ClassFile) => Uint8Array;
+
+function rewriteJar(jar: string, edit: Edit) {
   const t = new CodeTable();
   const entries: { name: string; data: Uint8Array; isDirectory: boolean }[] = [];
   let methods = 0;
@@ -43,14 +50,14 @@ function rewriteJar(jar: string, edit: (t: CodeTable, info: Uint8Array, w: Table
       continue;
     }
     const cf = ClassFile.parse(e.data, e.name);
-    const w = new TableWriter(cf.cp, e.name);
+    const w = new TableWriter(cf.cp, e.name, cf.thisClass);
     for (const m of cf.methods) {
       const code = findAttribute(m.attributes, 'Code');
       if (!code) continue;
       methods++;
       const name = m.name + m.desc;
       try {
-        code.info = edit(t.decode(code.info, e.name, name), code.info, w, name);
+        code.info = edit(t.decode(code.info, e.name, name), code.info, w, name, m, cf);
       } catch (err) {
         if (!(err instanceof TableWriterLimit)) throw err;
         limits.push(`${e.name} ${err.message}`);
@@ -77,8 +84,86 @@ function nopsBeforeBlocks(): (t: CodeTable, info: Uint8Array, w: TableWriter, me
       if (starts) b++;
       if (starts || t.op[i] === OP.NEW) insertions.push({ ...FRAGMENTS[(b + i) % 3]!, before: i });
     }
-    return w.write(t, info, insertions, method, stack.compute(t, info, w.cp));
+    return w.write(t, info, insertions, method, { stack: stack.compute(t, info, w.cp) });
   };
+}
+
+/** Where a method's new locals go: after its parameters, as Komorium's extra arguments do. */
+const paramSlots = (m: MemberInfo): number => argSlots(m.desc) + ((m.access & ACC.STATIC) === 0 ? 1 : 0);
+
+/** Three new locals (int, the class itself, float): an Object type as well as two primitives. */
+const newLocals = (cf: ClassFile) => [ITEM.Integer, vtObject(firstClassIndex(cf.cp, cf.thisClass)), ITEM.Float];
+
+/** `store` of local `v`, wide past 255. */
+const storeOf = (store: number, v: number): number[] => (v <= 255 ? [store, v] : [OP.WIDE, store, v >> 8, v & 255]);
+
+/**
+ * Three new locals after the parameters of every method, given values at the entry (0, null, 0.0:
+ * null is assignable to the class), and a fragment before every block that reads and writes them:
+ * HotSpot must verify it, and a local renumbered wrongly shows in the program's output.
+ */
+function newLocalsEverywhere(): Edit {
+  const blocks = new TableBlocks();
+  const stack = new TableStack();
+  return (t, info, w, method, m, cf) => {
+    const at = paramSlots(m);
+    const entry = [OP.ICONST_0, ...storeOf(OP.ISTORE, at), OP.ACONST_NULL, ...storeOf(OP.ASTORE, at + 1), OP.FCONST_0, ...storeOf(OP.FSTORE, at + 2)];
+    const insertions: Insertion[] = [{ before: ENTRY, bytes: Uint8Array.from(entry), stack: 1 }];
+    // iinc of the int local: the same in every block, so it must land on the new slot and not on the method's own.
+    const touch = Uint8Array.from(at <= 255 ? [OP.IINC, at, 1] : [OP.WIDE, OP.IINC, at >> 8, at & 255, 0, 1]);
+    blocks.compute(t);
+    for (let b = 0; b < blocks.count; b++) insertions.push({ before: blocks.starts[b]!, bytes: touch });
+    return w.write(t, info, insertions, method, { stack: stack.compute(t, info, w.cp), locals: { at, types: newLocals(cf), parameters: false }, member: m });
+  };
+}
+
+function classesOf(jar: string): { name: string; data: Uint8Array }[] {
+  return readZip(jar, readFileSync(jar)).filter((e) => e.name.endsWith('.class'));
+}
+
+/**
+ * Three new locals after the parameters of every method of `classes`, by the table writer and by
+ * the object pipeline (shiftLocals, writeCode), each on a class file of its own so that the
+ * constant pool entries each adds are compared too. Methods where a long or double straddles the
+ * new slot are counted apart (the table writer does not move one yet).
+ */
+function localsAgainstObjects(classes: { name: string; data: Uint8Array }[]) {
+  const stack = new TableStack();
+  const t = new CodeTable();
+  let methods = 0;
+  let straddled = 0;
+  const wrong: string[] = [];
+  for (const e of classes) {
+    const objects = ClassFile.parse(e.data, e.name);
+    const table = ClassFile.parse(e.data, e.name);
+    const w = new TableWriter(table.cp, e.name, table.thisClass);
+    const vtypes = ['I', `L${objects.thisClass};`, 'F'];
+    objects.methods.forEach((m, k) => {
+      const code = findAttribute(m.attributes, 'Code');
+      if (!code) return;
+      const name = m.name + m.desc;
+      const at = paramSlots(m);
+      const ir = readCode(objects, m, code);
+      if (shiftLocals(ir, at, vtypes, objects.cp) >= 0) {
+        straddled++;
+        return;
+      }
+      methods++;
+      const expected = writeCode(objects, m, ir).info;
+      const info = findAttribute(table.methods[k]!.attributes, 'Code')!.info;
+      let got: Uint8Array;
+      try {
+        t.decode(info, e.name, name);
+        got = w.write(t, info, [], name, { stack: stack.compute(t, info, table.cp), locals: { at, types: newLocals(table), parameters: false }, member: m });
+      } catch (err) {
+        wrong.push(`${e.name} ${name}: ${(err as Error).message}`);
+        return;
+      }
+      if (Buffer.compare(Buffer.from(got), Buffer.from(expected)) !== 0) wrong.push(`${e.name} ${name}: ${firstDifference(got, expected)}`);
+    });
+    if (table.cp.size !== objects.cp.size) wrong.push(`${e.name}: constant pool of ${table.cp.size} entries, the object pipeline's ${objects.cp.size}`);
+  }
+  return { methods, straddled, wrong };
 }
 
 describe('table writer', () => {
@@ -152,6 +237,60 @@ describe('table writer', () => {
     expect(plain.scanner.length).toBeGreaterThan(10_000);
   });
 
+  it.each<DebianJarName>(['guava', 'ecj', 'rhino', 'commons-lang3'])(
+    'inserts locals into every method of %s as the object pipeline does, byte for byte',
+    (jar) => {
+      const { methods, straddled, wrong } = localsAgainstObjects(classesOf(debianJar(jar)));
+      expect(wrong.slice(0, 10)).toEqual([]);
+      expect(methods).toBeGreaterThan(3000);
+      expect(straddled).toBe(0);
+    },
+    60_000,
+  );
+
+  it('keeps a full_frame that a shorter frame type could replace, as the object pipeline does', () => {
+    // javac picks the shortest frame type, so the input is commons-lang3 with every frame rewritten as a full_frame.
+    const full = classesOf(debianJar('commons-lang3')).map(({ name, data }) => {
+      const cf = ClassFile.parse(data, name);
+      for (const m of cf.methods) {
+        const code = findAttribute(m.attributes, 'Code');
+        if (!code) continue;
+        const ir = readCode(cf, m, code);
+        for (const l of ir.frameKinds.keys()) ir.frameKinds.set(l, 255);
+        code.info = writeCode(cf, m, ir).info;
+      }
+      return { name, data: cf.toBytes() };
+    });
+    const { methods, wrong } = localsAgainstObjects(full);
+    expect(wrong.slice(0, 10)).toEqual([]);
+    expect(methods).toBeGreaterThan(3000);
+  });
+
+  it.each<DebianJarName>(['guava', 'jflex'])('inserts locals into every method of %s, and HotSpot verifies it as it did the original', (jar) => {
+    const work = tmpDir('komorium-table-writer-locals-');
+    const { entries, limits } = rewriteJar(debianJar(jar), newLocalsEverywhere());
+    expect(limits).toEqual([]);
+    const out = join(work, `${jar}.jar`);
+    writeFileSync(out, writeZip(entries, new Date(Date.UTC(1980, 1, 1))));
+    const cp = debianClasspathFor(jar).filter((p) => p !== debianJar(jar));
+    const before = verifyJar(debianJar(jar), cp);
+    const after = verifyJar(out, cp);
+    expect(after.verifyErrors).toEqual([]);
+    expect(after.verified).toBe(before.verified);
+  });
+
+  it('inserts locals into every method of JFlex, which writes the same scanner', async () => {
+    const work = tmpDir('komorium-table-writer-jflex-locals-');
+    const jar = debianJar('jflex');
+    const cp = debianClasspathFor('jflex').filter((p) => p !== jar);
+    const out = join(work, 'jflex-locals.jar');
+    writeFileSync(out, writeZip(rewriteJar(jar, newLocalsEverywhere()).entries, new Date(Date.UTC(1980, 1, 1))));
+    const plain = await runJava({ cp: [jar, ...cp], main: 'jflex.Main', args: ['-d', join(work, 'plain'), jflexJavaFlex()] });
+    const locals = await runJava({ cp: [out, ...cp], main: 'jflex.Main', args: ['-d', join(work, 'locals'), jflexJavaFlex()] });
+    expect(locals.code, locals.stderr).toBe(0);
+    expect(readFileSync(join(work, 'locals', 'Scanner.java'), 'utf8')).toBe(readFileSync(join(work, 'plain', 'Scanner.java'), 'utf8'));
+  });
+
   it('moves line numbers and local variable ranges to the code inserted before their instruction', () => {
     const blocks = new TableBlocks();
     const insert = (t: CodeTable, info: Uint8Array, w: TableWriter, method: string): Uint8Array => {
@@ -188,7 +327,7 @@ describe('table writer', () => {
     for (const e of readZip(jar, readFileSync(jar))) {
       if (!e.name.endsWith('.class')) continue;
       const cf = ClassFile.parse(e.data, e.name);
-      const w = new TableWriter(cf.cp, e.name);
+      const w = new TableWriter(cf.cp, e.name, cf.thisClass);
       const t = new CodeTable();
       const moved = new CodeTable();
       for (const m of cf.methods) {
@@ -252,3 +391,10 @@ describe('table writer', () => {
     expect(said).toMatch(/the branch at \d+ would need widening/);
   });
 });
+
+/** Where two byte arrays first differ, for a message. */
+function firstDifference(a: Uint8Array, b: Uint8Array): string {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return `${a.length} bytes against ${b.length}, first difference at byte ${i}`;
+}

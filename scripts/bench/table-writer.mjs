@@ -4,7 +4,11 @@
 // fragment (the size of a counter update, 3 words deep) before every block, max_stack made room
 // for. Classes are parsed beforehand; each round is timed.
 //
-//   node scripts/bench/table-writer.mjs [JAR] [--rounds N]
+// With --locals, three new locals go after each method's parameters as well (loads, stores, frames
+// and local tables renumbered), and each round also times the object pipeline doing that alone
+// (readCode, shiftLocals, writeCode) against the table doing it alone (decode, stack, write).
+//
+//   node scripts/bench/table-writer.mjs [JAR] [--rounds N] [--locals]
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,8 +17,10 @@ const DIST = join(resolve(dirname(fileURLToPath(import.meta.url)), '../..'), 'di
 const args = process.argv.slice(2);
 let jar = '/usr/share/java/guava.jar';
 let rounds = 7;
+let withLocals = false;
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--rounds') rounds = Number(args[++i]);
+  else if (args[i] === '--locals') withLocals = true;
   else jar = resolve(args[i]);
 }
 const { ClassFile, findAttribute } = await import(join(DIST, 'classfile/classfile.js'));
@@ -23,6 +29,19 @@ const { CodeTable } = await import(join(DIST, 'bytecode/code-table.js'));
 const { TableBlocks } = await import(join(DIST, 'analysis/table-blocks.js'));
 const { TableStack } = await import(join(DIST, 'analysis/table-stack.js'));
 const { TableWriter } = await import(join(DIST, 'bytecode/table-writer.js'));
+const { ITEM, vtObject } = await import(join(DIST, 'bytecode/stack-map.js'));
+const { firstClassIndex } = await import(join(DIST, 'classfile/class-refs.js'));
+const { argSlots } = await import(join(DIST, 'classfile/descriptor.js'));
+const { readCode } = await import(join(DIST, 'bytecode/code-reader.js'));
+const { writeCode } = await import(join(DIST, 'bytecode/code-writer.js'));
+const { shiftLocals } = await import(join(DIST, 'edit/method-editor.js'));
+
+const ACC_STATIC = 0x0008;
+const localsOf = (cf, m) => ({
+  at: argSlots(m.desc) + ((m.access & ACC_STATIC) === 0 ? 1 : 0),
+  types: [ITEM.Integer, vtObject(firstClassIndex(cf.cp, cf.thisClass)), ITEM.Float],
+  parameters: false,
+});
 
 const classes = readZip(jar, readFileSync(jar))
   .filter((e) => e.name.endsWith('.class'))
@@ -36,9 +55,11 @@ for (let r = 0; r < rounds; r++) {
   let decode = 0;
   let write = 0;
   let bytes = 0;
+  let objects = 0;
+  let alone = 0;
   methods = 0;
   for (const cf of classes) {
-    const w = new TableWriter(cf.cp, cf.entry);
+    const w = new TableWriter(cf.cp, cf.entry, cf.thisClass);
     for (const m of cf.methods) {
       const code = findAttribute(m.attributes, 'Code');
       if (!code) continue;
@@ -50,11 +71,36 @@ for (let r = 0; r < rounds; r++) {
       const insertions = [];
       for (let b = 0; b < blocks.count; b++) insertions.push({ before: blocks.starts[b], bytes: fragment, stack: 3 });
       const t1 = performance.now();
-      bytes += w.write(table, code.info, insertions, name, stack).length;
+      const locals = withLocals ? localsOf(cf, m) : undefined;
+      bytes += w.write(table, code.info, insertions, name, { stack, locals, member: m }).length;
       decode += t1 - t0;
       write += performance.now() - t1;
+      if (!withLocals) continue;
+      // The same new locals alone, each way, alternating which goes first per method.
+      const vtypes = ['I', `L${cf.thisClass};`, 'F'];
+      const both = [
+        () => {
+          const t2 = performance.now();
+          const ir = readCode(cf, m, code);
+          shiftLocals(ir, locals.at, vtypes, cf.cp);
+          writeCode(cf, m, ir);
+          objects += performance.now() - t2;
+        },
+        () => {
+          const t2 = performance.now();
+          table.decode(code.info, cf.entry, name);
+          w.write(table, code.info, [], name, { stack: stack.compute(table, code.info, cf.cp), locals, member: m });
+          alone += performance.now() - t2;
+        },
+      ];
+      if (methods % 2) both.reverse();
+      both[0]();
+      both[1]();
     }
   }
-  console.log(`round ${r + 1}: decode + blocks + stack ${decode.toFixed(0)} ms, write ${write.toFixed(0)} ms (${bytes} bytes of Code)`);
+  console.log(
+    `round ${r + 1}: decode + blocks + stack ${decode.toFixed(0)} ms, write ${write.toFixed(0)} ms (${bytes} bytes of Code)` +
+      (withLocals ? `; new locals alone: objects ${objects.toFixed(0)} ms, table ${alone.toFixed(0)} ms` : ''),
+  );
 }
 console.log(`${jar}: ${classes.length} classes, ${methods} methods`);

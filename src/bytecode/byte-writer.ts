@@ -65,6 +65,30 @@ export class ByteWriter {
     this.length += b.length;
   }
 
+  /**
+   * Room for `n` bytes, written in place through `buffer`: their offset. (A view of them would be
+   * one more object per write; encoders that fill a known size write straight into the buffer.)
+   */
+  reserve(n: number): number {
+    this.ensure(n);
+    const at = this.length;
+    this.length += n;
+    return at;
+  }
+
+  /** The buffer written so far; valid until the next write that grows it. */
+  get buffer(): Uint8Array {
+    return this.buf;
+  }
+
+  /** Overwrites a u4 written earlier (an attribute's length, known after its body). */
+  patchU4(at: number, v: number): void {
+    this.buf[at] = v >>> 24;
+    this.buf[at + 1] = v >>> 16;
+    this.buf[at + 2] = v >>> 8;
+    this.buf[at + 3] = v;
+  }
+
   /** Overwrites a u2 written earlier (for counts known only after the entries). */
   patchU2(at: number, v: number): void {
     this.buf[at] = v >>> 8;

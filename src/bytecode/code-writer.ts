@@ -8,6 +8,7 @@
  */
 import type { ClassFile } from '../classfile/classfile.js';
 import type { ConstantPool } from '../classfile/constant-pool.js';
+import { firstClassIndex as classRef } from '../classfile/class-refs.js';
 import { argSlots } from '../classfile/descriptor.js';
 import { ACC, CONSTANT, type MemberInfo, type RawAttribute } from '../classfile/model.js';
 import { MethodTooLargeError } from '../errors.js';
@@ -126,32 +127,6 @@ function isPrefix(b: readonly VType[], a: readonly VType[]): boolean {
   if (b.length > a.length) return false;
   for (let i = 0; i < b.length; i++) if (a[i] !== b[i]) return false;
   return true;
-}
-
-/** First CONSTANT_Class index per name, per pool, so frames reuse the entries javac wrote. */
-const classIndexCache = new WeakMap<ConstantPool, Map<string, number>>();
-
-function classRef(cp: ConstantPool, name: string): number {
-  let m = classIndexCache.get(cp);
-  if (m === undefined) {
-    m = new Map();
-    for (let i = 1; i < cp.size; i++) {
-      if (!cp.has(i) || cp.tag(i) !== CONSTANT.Class) continue;
-      try {
-        const n = cp.className(i);
-        if (!m.has(n)) m.set(n, i);
-      } catch {
-        // A malformed Class entry is never the one a frame needs.
-      }
-    }
-    classIndexCache.set(cp, m);
-  }
-  let i = m.get(name);
-  if (i === undefined) {
-    i = cp.classIndex(name);
-    m.set(name, i);
-  }
-  return i;
 }
 
 function utf8Ref(cp: ConstantPool, index: number | undefined, s: string): number {

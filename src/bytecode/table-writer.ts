@@ -10,29 +10,50 @@
  * i is reached, and inherits i's frame, so it must leave the operand stack and locals as it found
  * them. A range ending at i ends before it. `uninitialized(offset)` types keep naming their `new`.
  *
- * max_stack makes room for what the insertions push, from the depths TableStack finds. Not yet
- * here: fragments with branches of their own, frames for them, widening a branch that outgrows 16
- * bits, type annotations on code, and locals for fragments. A method that needs one raises
- * TableWriterLimit, for the caller to rewrite it another way.
+ * max_stack makes room for what the insertions push, from the depths TableStack finds. New locals
+ * (WriteOptions.locals) move every local from their slot up: loads, stores and iincs take the form
+ * the object writer would give them (a short form grows, past slot 255 it goes wide), and the frames
+ * (stack-map.ts) and local variable tables follow. Not yet here: fragments with branches of their
+ * own, frames for them, widening a branch that outgrows 16 bits, and type annotations on code that
+ * moves. A method that needs one raises TableWriterLimit, for the caller to rewrite it another way.
  */
 import type { ConstantPool } from '../classfile/constant-pool.js';
 import { ClassFormatError } from '../errors.js';
 import { ByteWriter } from './byte-writer.js';
 import type { TableStack } from '../analysis/table-stack.js';
 import type { CodeTable } from './code-table.js';
-import { Fmt, OPCODE_FORMATS } from './opcodes.js';
+import { Fmt, OP, OPCODE_FORMATS, implicitVarBase, implicitVarIndex, implicitVarOpcode } from './opcodes.js';
+import { StackMap, StraddledSlot, type LocalShift } from './stack-map.js';
 
 /** What this writer does not do yet, for a method that needs it. */
 export class TableWriterLimit extends Error {
   override name = 'TableWriterLimit';
 }
 
-/** Code to insert before instruction `before` (0..n; n: after the last one). */
+/**
+ * Code to insert before instruction `before` (0..n; n: after the last one), or with `before`
+ * ENTRY, at the method's entry, where no jump to instruction 0 reaches it.
+ */
 export interface Insertion {
   before: number;
   bytes: Uint8Array;
   /** The most words the code has on the operand stack above what it found there (0 if omitted). */
   stack?: number;
+}
+
+/** One StackMap for every writer: a write uses it from start to end, and a class's writer is short-lived. */
+const scratchMap = new StackMap();
+
+/** Insertion.before for code at the method's entry. */
+export const ENTRY = -1;
+
+export interface WriteOptions {
+  /** The depths of the table (TableStack): max_stack makes room for what the insertions push. Without it, max_stack stays as read. */
+  stack?: TableStack;
+  /** New locals; `member` must then be given. */
+  locals?: LocalShift;
+  /** The method as read, for its implicit initial frame. */
+  member?: { access: number; name: string; desc: string };
 }
 
 const u2 = (b: Uint8Array, p: number): number => (b[p]! << 8) | b[p + 1]!;
@@ -46,23 +67,29 @@ export class TableWriter {
 
   constructor(
     readonly cp: ConstantPool,
-    /** Class file and method, for errors. */
+    /** Class file, for errors. */
     private readonly entry: string,
+    /** The class's name, for the implicit initial frame of its methods. */
+    private readonly thisClass: string,
   ) {}
 
   /**
    * The Code attribute's body (max_stack onward) for `t`, read from `info`, with `insertions`
-   * (ordered by `before`; several before one instruction go in their order). With `stack`, the
-   * depths of `t` (TableStack), max_stack makes room for what the insertions push; without it, it
-   * stays as read.
+   * (ordered by `before`; several before one instruction go in their order). `method` (name and
+   * descriptor) is for messages.
    */
-  write(t: CodeTable, info: Uint8Array, insertions: readonly Insertion[], method: string, stack?: TableStack): Uint8Array {
-    const codeLength = this.layout(t, insertions);
+  write(t: CodeTable, info: Uint8Array, insertions: readonly Insertion[], method: string, options: WriteOptions = {}): Uint8Array {
+    const { stack, locals } = options;
+    if (locals !== undefined) this.checkStraddle(t, locals, method);
+    const codeLength = this.layout(t, insertions, locals);
     const w = new ByteWriter(info.length + codeLength - t.codeLength + 64);
     w.u2(stack === undefined ? t.maxStack : maxStack(t, insertions, stack, method));
-    w.u2(t.maxLocals);
+    const maxLocals = t.maxLocals + (locals?.types.length ?? 0);
+    if (maxLocals > 0xffff) throw new TableWriterLimit(`method ${method}: max_locals would be ${maxLocals}`);
+    w.u2(maxLocals);
     w.u4(codeLength);
-    w.bytes(this.code(t, insertions, codeLength, method));
+    const codeAt = w.reserve(codeLength);
+    this.code(t, insertions, w.buffer.subarray(codeAt, codeAt + codeLength), method, locals);
     w.u2(t.nHandlers);
     const h = t.handlers;
     for (let k = 0; k < t.nHandlers; k++) {
@@ -71,11 +98,24 @@ export class TableWriter {
       w.u2(this.landing[h[4 * k + 2]!]!);
       w.u2(h[4 * k + 3]!);
     }
-    this.attributes(t, info, insertions.length > 0, method, w);
+    this.attributes(t, info, insertions.length > 0, method, w, options);
     return w.finish();
   }
 
-  private layout(t: CodeTable, insertions: readonly Insertion[]): number {
+  /** A long or double in slots at - 1 and at cannot be split by renumbering (shiftLocals moves it; not here yet). */
+  private checkStraddle(t: CodeTable, locals: LocalShift, method: string): void {
+    if (locals.at === 0) return;
+    for (let i = 0; i < t.n; i++) {
+      const f = OPCODE_FORMATS[t.op[i]!];
+      const o = f === Fmt.VAR_IMPLICIT ? implicitVarBase(t.op[i]!) : t.baseOp(i);
+      const wideType = o === OP.LLOAD || o === OP.DLOAD || o === OP.LSTORE || o === OP.DSTORE;
+      if (wideType && isLocalFormat(f) && localOf(t, i) === locals.at - 1) {
+        throw new TableWriterLimit(`method ${method}: a long or double holds slots ${locals.at - 1} and ${locals.at}`);
+      }
+    }
+  }
+
+  private layout(t: CodeTable, insertions: readonly Insertion[], locals: LocalShift | undefined): number {
     const n = t.n;
     if (this.newPc.length < n + 1) {
       this.newPc = new Int32Array(n + 1);
@@ -83,6 +123,7 @@ export class TableWriter {
     }
     let off = 0;
     let k = 0;
+    while (k < insertions.length && insertions[k]!.before === ENTRY) off += insertions[k++]!.bytes.length;
     for (let i = 0; i <= n; i++) {
       this.landing[i] = off;
       while (k < insertions.length && insertions[k]!.before === i) off += insertions[k++]!.bytes.length;
@@ -92,6 +133,8 @@ export class TableWriter {
       if (f === Fmt.TABLESWITCH || f === Fmt.LOOKUPSWITCH) {
         const oldQ = (t.pc[i]! + 4) & ~3;
         off += ((off + 4) & ~3) - off + (t.pc[i + 1]! - oldQ);
+      } else if (locals !== undefined && isLocalFormat(f)) {
+        off += putLocal(t, i, locals, null, 0);
       } else off += t.pc[i + 1]! - t.pc[i]!;
     }
     if (k < insertions.length) throw new Error(`insertions out of order or past the code: ${insertions[k]!.before}`);
@@ -99,10 +142,14 @@ export class TableWriter {
     return off;
   }
 
-  private code(t: CodeTable, insertions: readonly Insertion[], codeLength: number, method: string): Uint8Array {
-    const out = new Uint8Array(codeLength);
+  /** The code into `out`, which is code_length bytes. */
+  private code(t: CodeTable, insertions: readonly Insertion[], out: Uint8Array, method: string, locals: LocalShift | undefined): void {
     const { code, pc, op, target } = t;
     let k = 0;
+    for (let at = 0; k < insertions.length && insertions[k]!.before === ENTRY; k++) {
+      out.set(insertions[k]!.bytes, at);
+      at += insertions[k]!.bytes.length;
+    }
     for (let i = 0; i <= t.n; i++) {
       let at = this.landing[i]!;
       while (k < insertions.length && insertions[k]!.before === i) {
@@ -124,11 +171,12 @@ export class TableWriter {
         put4(out, q + 1, this.landing[target[i]!]! - q);
       } else if (f === Fmt.TABLESWITCH || f === Fmt.LOOKUPSWITCH) {
         this.switch(t, i, out);
+      } else if (locals !== undefined && isLocalFormat(f)) {
+        putLocal(t, i, locals, out, q);
       } else {
         out.set(code.subarray(p, pc[i + 1]), q);
       }
     }
-    return out;
   }
 
   private switch(t: CodeTable, i: number, out: Uint8Array): void {
@@ -137,7 +185,8 @@ export class TableWriter {
     const q = this.newPc[i]!;
     const oldQ = (p + 4) & ~3;
     const newQ = (q + 4) & ~3;
-    out[q] = t.op[i]!; // the padding bytes stay 0
+    out[q] = t.op[i]!;
+    for (let z = q + 1; z < newQ; z++) out[z] = 0; // padding
     const first = t.switchAt[i]!;
     const count = t.switchCount[i]!;
     const to = (k: number): number => this.landing[switchTargets[first + k]!]! - q;
@@ -154,7 +203,8 @@ export class TableWriter {
     }
   }
 
-  private attributes(t: CodeTable, info: Uint8Array, inserted: boolean, method: string, w: ByteWriter): void {
+  private attributes(t: CodeTable, info: Uint8Array, inserted: boolean, method: string, w: ByteWriter, options: WriteOptions): void {
+    const shift = options.locals;
     let p = t.attributesAt;
     const count = u2(info, p);
     p += 2;
@@ -165,29 +215,29 @@ export class TableWriter {
       const body = info.subarray(p + 6, p + 6 + length);
       p += 6 + length;
       const name = this.cp.utf8(nameIndex);
-      let out: Uint8Array;
+      w.u2(nameIndex);
+      const lengthAt = w.reserve(4);
       switch (name) {
         case 'LineNumberTable':
-          out = this.lines(t, body, method);
+          this.lines(t, body, method, w);
           break;
         case 'LocalVariableTable':
         case 'LocalVariableTypeTable':
-          out = this.locals(t, body, name, method);
+          this.locals(t, body, name, method, shift, w);
           break;
         case 'StackMapTable':
-          out = this.frames(t, body, method);
+          if (shift === undefined) this.frames(t, body, method, w);
+          else this.shiftedFrames(t, body, method, shift, options.member, w);
           break;
         case 'RuntimeVisibleTypeAnnotations':
         case 'RuntimeInvisibleTypeAnnotations':
-          if (inserted) throw new TableWriterLimit(`method ${method}: ${name} on code`);
-          out = body;
+          if (inserted || shift !== undefined) throw new TableWriterLimit(`method ${method}: ${name} on code`);
+          w.bytes(body);
           break;
         default:
-          out = body;
+          w.bytes(body);
       }
-      w.u2(nameIndex);
-      w.u4(out.length);
-      w.bytes(out);
+      w.patchU4(lengthAt, w.length - lengthAt - 4);
     }
   }
 
@@ -201,30 +251,45 @@ export class TableWriter {
     return this.landing[i]!;
   }
 
-  private lines(t: CodeTable, body: Uint8Array, method: string): Uint8Array {
-    const out = Uint8Array.from(body);
+  private lines(t: CodeTable, body: Uint8Array, method: string, w: ByteWriter): void {
+    const at = w.length;
+    w.bytes(body);
+    const out = w.buffer;
     const n = u2(body, 0);
-    for (let k = 0; k < n; k++) put2(out, 2 + 4 * k, this.moved(t, u2(body, 2 + 4 * k), 'LineNumberTable start_pc', method));
-    return out;
+    for (let k = 0; k < n; k++) put2(out, at + 2 + 4 * k, this.moved(t, u2(body, 2 + 4 * k), 'LineNumberTable start_pc', method));
   }
 
-  private locals(t: CodeTable, body: Uint8Array, name: string, method: string): Uint8Array {
-    const out = Uint8Array.from(body);
+  private locals(t: CodeTable, body: Uint8Array, name: string, method: string, shift: LocalShift | undefined, w: ByteWriter): void {
+    const at = w.length;
+    w.bytes(body);
+    const out = w.buffer;
     const n = u2(body, 0);
     for (let k = 0; k < n; k++) {
       const o = 2 + 10 * k;
       const start = u2(body, o);
       const end = start + u2(body, o + 2);
       const s = this.moved(t, start, `${name} start_pc`, method);
-      put2(out, o, s);
-      put2(out, o + 2, this.moved(t, end, `${name} end`, method) - s);
+      put2(out, at + o, s);
+      put2(out, at + o + 2, this.moved(t, end, `${name} end`, method) - s);
+      const index = u2(body, o + 8);
+      if (shift !== undefined && index >= shift.at) put2(out, at + o + 8, index + shift.types.length);
     }
-    return out;
+  }
+
+  /** The StackMapTable decoded and encoded again (stack-map.ts), with the new locals in every frame. */
+  private shiftedFrames(t: CodeTable, body: Uint8Array, method: string, shift: LocalShift, member: WriteOptions['member'], w: ByteWriter): void {
+    if (member === undefined) throw new Error('TableWriter.write: WriteOptions.locals needs WriteOptions.member');
+    const map = scratchMap.setInitial(this.cp, this.entry, this.thisClass, member).decode(t, body, method);
+    try {
+      map.encode(w, this.landing, this.newPc, shift);
+    } catch (e) {
+      if (e instanceof StraddledSlot) throw new TableWriterLimit(`method ${method}: ${e.message}`);
+      throw e;
+    }
   }
 
   /** StackMapTable (JVMS 4.7.4) with its offsets moved; frame types widened where a delta outgrows them. */
-  private frames(t: CodeTable, body: Uint8Array, method: string): Uint8Array {
-    const w = new ByteWriter(body.length + 16);
+  private frames(t: CodeTable, body: Uint8Array, method: string, w: ByteWriter): void {
     const n = u2(body, 0);
     w.u2(n);
     let p = 2;
@@ -284,7 +349,6 @@ export class TableWriter {
         }
       }
     }
-    return w.finish();
   }
 }
 
@@ -292,13 +356,68 @@ export class TableWriter {
 function maxStack(t: CodeTable, insertions: readonly Insertion[], stack: TableStack, method: string): number {
   let max = Math.max(t.maxStack, stack.max);
   for (const ins of insertions) {
-    const at = ins.before < t.n ? stack.depth[ins.before]! : 0;
+    const at = ins.before >= 0 && ins.before < t.n ? stack.depth[ins.before]! : 0;
     // Code nothing reaches keeps the depth of the verifier's view of it: none, so count from 0.
     const top = Math.max(at, 0) + (ins.stack ?? 0);
     if (top > max) max = top;
   }
   if (max > 0xffff) throw new TableWriterLimit(`method ${method}: max_stack would be ${max}`);
   return max;
+}
+
+const isLocalFormat = (f: number): boolean => f === Fmt.VAR || f === Fmt.VAR_IMPLICIT || f === Fmt.IINC || f === Fmt.WIDE;
+
+/** The local that load, store, ret or iinc i names. */
+function localOf(t: CodeTable, i: number): number {
+  const p = t.pc[i]!;
+  const o = t.op[i]!;
+  if (o === OP.WIDE) return u2(t.code, p + 2);
+  if (OPCODE_FORMATS[o] === Fmt.VAR_IMPLICIT) return implicitVarIndex(o);
+  return t.code[p + 1]!;
+}
+
+/**
+ * Load, store, ret or iinc i with `locals` inserted, written at `q` of `out` (when given): the form
+ * code-writer.ts varForm and iincForm give it, as read while it still encodes the local. Its size.
+ */
+function putLocal(t: CodeTable, i: number, locals: LocalShift, out: Uint8Array | null, q: number): number {
+  const { code, pc } = t;
+  const p = pc[i]!;
+  const o = t.op[i]!;
+  const size = pc[i + 1]! - p;
+  let v = localOf(t, i);
+  if (v < locals.at) {
+    if (out !== null) out.set(code.subarray(p, p + size), q);
+    return size;
+  }
+  v += locals.types.length;
+  if (o === OP.WIDE) {
+    if (out !== null) {
+      out.set(code.subarray(p, p + size), q);
+      put2(out, q + 2, v);
+    }
+    return size;
+  }
+  if (o === OP.IINC) {
+    if (v <= 255) {
+      if (out !== null) out.set([OP.IINC, v, code[p + 2]!], q);
+      return 3;
+    }
+    if (out !== null) out.set([OP.WIDE, OP.IINC, v >> 8, v & 255, (code[p + 2]! << 24) >> 31, code[p + 2]!], q);
+    return 6;
+  }
+  const base = OPCODE_FORMATS[o] === Fmt.VAR_IMPLICIT ? implicitVarBase(o) : o;
+  const implicit = implicitVarOpcode(base, v);
+  if (implicit >= 0) {
+    if (out !== null) out[q] = implicit;
+    return 1;
+  }
+  if (v <= 255) {
+    if (out !== null) out.set([base, v], q);
+    return 2;
+  }
+  if (out !== null) out.set([OP.WIDE, base, v >> 8, v & 255], q);
+  return 4;
 }
 
 function put2(b: Uint8Array, p: number, v: number): void {
