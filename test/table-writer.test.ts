@@ -13,7 +13,9 @@ import { ClassFile, findAttribute } from '../src/classfile/classfile.js';
 import { firstClassIndex } from '../src/classfile/class-refs.js';
 import { argSlots } from '../src/classfile/descriptor.js';
 import { ACC, type MemberInfo } from '../src/classfile/model.js';
-import { shiftLocals } from '../src/edit/method-editor.js';
+import { shiftFrame, shiftLocals } from '../src/edit/method-editor.js';
+import { simulateFrames } from '../src/analysis/frames.js';
+import { Label, isLabel, type Node } from '../src/bytecode/ir.js';
 import { ITEM, vtObject } from '../src/bytecode/stack-map.js';
 import { CodeTable } from '../src/bytecode/code-table.js';
 import { Fmt, OP, OPCODE_FORMATS } from '../src/bytecode/opcodes.js';
@@ -88,6 +90,9 @@ function nopsBeforeBlocks(): (t: CodeTable, info: Uint8Array, w: TableWriter, me
   };
 }
 
+/** `iconst_0; ifne END; iconst_0; pop; END:` — a fragment with a branch of its own, stack-neutral. */
+const BRANCHING = Uint8Array.of(OP.ICONST_0, OP.IFNE, 0, 5, OP.ICONST_0, OP.POP);
+
 /** Where a method's new locals go: after its parameters, as Komorium's extra arguments do. */
 const paramSlots = (m: MemberInfo): number => argSlots(m.desc) + ((m.access & ACC.STATIC) === 0 ? 1 : 0);
 
@@ -99,8 +104,9 @@ const storeOf = (store: number, v: number): number[] => (v <= 255 ? [store, v] :
 
 /**
  * Three new locals after the parameters of every method, given values at the entry (0, null, 0.0:
- * null is assignable to the class), and a fragment before every block that reads and writes them:
- * HotSpot must verify it, and a local renumbered wrongly shows in the program's output.
+ * null is assignable to the class), and a fragment before every block that reads and writes them
+ * and branches (`iload n; ifne END; iinc n 1; END:`, the frame at END its block's): HotSpot must
+ * verify it, and a local renumbered wrongly shows in the program's output.
  */
 function newLocalsEverywhere(): Edit {
   const blocks = new TableBlocks();
@@ -109,10 +115,13 @@ function newLocalsEverywhere(): Edit {
     const at = paramSlots(m);
     const entry = [OP.ICONST_0, ...storeOf(OP.ISTORE, at), OP.ACONST_NULL, ...storeOf(OP.ASTORE, at + 1), OP.FCONST_0, ...storeOf(OP.FSTORE, at + 2)];
     const insertions: Insertion[] = [{ before: ENTRY, bytes: Uint8Array.from(entry), stack: 1 }];
-    // iinc of the int local: the same in every block, so it must land on the new slot and not on the method's own.
-    const touch = Uint8Array.from(at <= 255 ? [OP.IINC, at, 1] : [OP.WIDE, OP.IINC, at >> 8, at & 255, 0, 1]);
+    // The int local read and written in every block: it must be the new slot and not one of the method's own.
+    const load = at <= 255 ? [OP.ILOAD, at] : [OP.WIDE, OP.ILOAD, at >> 8, at & 255];
+    const iinc = at <= 255 ? [OP.IINC, at, 1] : [OP.WIDE, OP.IINC, at >> 8, at & 255, 0, 1];
+    const touch = Uint8Array.from([...load, OP.IFNE, 0, 3 + iinc.length, ...iinc]);
+    const frames = cf.major >= 50 ? { frames: [touch.length] } : {};
     blocks.compute(t);
-    for (let b = 0; b < blocks.count; b++) insertions.push({ before: blocks.starts[b]!, bytes: touch });
+    for (let b = 0; b < blocks.count; b++) insertions.push({ before: blocks.starts[b]!, bytes: touch, stack: 1, ...frames });
     return w.write(t, info, insertions, method, { stack: stack.compute(t, info, w.cp), locals: { at, types: newLocals(cf), parameters: false }, member: m });
   };
 }
@@ -127,8 +136,9 @@ function classesOf(jar: string): { name: string; data: Uint8Array }[] {
  * constant pool entries each adds are compared too. Methods where a long or double straddles the
  * new slot are counted apart (the table writer does not move one yet).
  */
-function localsAgainstObjects(classes: { name: string; data: Uint8Array }[]) {
+function localsAgainstObjects(classes: { name: string; data: Uint8Array }[], branching = false) {
   const stack = new TableStack();
+  const blocks = new TableBlocks();
   const t = new CodeTable();
   let methods = 0;
   let straddled = 0;
@@ -144,17 +154,45 @@ function localsAgainstObjects(classes: { name: string; data: Uint8Array }[]) {
       const name = m.name + m.desc;
       const at = paramSlots(m);
       const ir = readCode(objects, m, code);
+      const framesBefore = branching ? simulateFrames(objects, m, ir) : [];
       if (shiftLocals(ir, at, vtypes, objects.cp) >= 0) {
         straddled++;
         return;
       }
       methods++;
-      const expected = writeCode(objects, m, ir).info;
       const info = findAttribute(table.methods[k]!.attributes, 'Code')!.info;
+      t.decode(info, e.name, name);
+      const insertions: Insertion[] = [];
+      if (branching) {
+        // The same fragment both ways before every block whose frame is known: a branch over two
+        // instructions, whose target needs a frame in class files that have them.
+        blocks.compute(t);
+        const framed = objects.major >= 50;
+        if (framed) ir.frames ??= new Map();
+        const nodes: Node[] = [];
+        let insn = 0;
+        let b = 0;
+        ir.nodes.forEach((n, j) => {
+          if (!isLabel(n)) {
+            const starts = b < blocks.count && blocks.starts[b] === insn;
+            if (starts) b++;
+            const frame = framesBefore[j];
+            if (starts && frame) {
+              const skip = new Label();
+              nodes.push({ op: OP.ICONST_0 }, { op: OP.IFNE, target: skip }, { op: OP.ICONST_0 }, { op: OP.POP }, skip);
+              if (framed) ir.frames!.set(skip, shiftFrame(frame, at, vtypes, -1));
+              insertions.push({ before: insn, bytes: BRANCHING, stack: 1, ...(framed ? { frames: [BRANCHING.length] } : {}) });
+            }
+            insn++;
+          }
+          nodes.push(n);
+        });
+        ir.nodes = nodes;
+      }
+      const expected = writeCode(objects, m, ir).info;
       let got: Uint8Array;
       try {
-        t.decode(info, e.name, name);
-        got = w.write(t, info, [], name, { stack: stack.compute(t, info, table.cp), locals: { at, types: newLocals(table), parameters: false }, member: m });
+        got = w.write(t, info, insertions, name, { stack: stack.compute(t, info, table.cp), locals: { at, types: newLocals(table), parameters: false }, member: m });
       } catch (err) {
         wrong.push(`${e.name} ${name}: ${(err as Error).message}`);
         return;
@@ -244,6 +282,16 @@ describe('table writer', () => {
       expect(wrong.slice(0, 10)).toEqual([]);
       expect(methods).toBeGreaterThan(3000);
       expect(straddled).toBe(0);
+    },
+    60_000,
+  );
+
+  it.each<DebianJarName>(['guava', 'ecj', 'rhino', 'commons-lang3'])(
+    'inserts a fragment that branches, with the frame its target needs, before every block of %s as the object pipeline does',
+    (jar) => {
+      const { methods, wrong } = localsAgainstObjects(classesOf(debianJar(jar)), true);
+      expect(wrong.slice(0, 10)).toEqual([]);
+      expect(methods).toBeGreaterThan(3000);
     },
     60_000,
   );

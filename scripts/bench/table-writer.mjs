@@ -7,8 +7,11 @@
 // With --locals, three new locals go after each method's parameters as well (loads, stores, frames
 // and local tables renumbered), and each round also times the object pipeline doing that alone
 // (readCode, shiftLocals, writeCode) against the table doing it alone (decode, stack, write).
+// With --branching as well, both also insert a fragment that branches (`iconst_0; ifne END;
+// iconst_0; pop; END:`) before every block, with a stack map frame at END simulated from the
+// nearest recorded one: a Komorium check's shape without its constant pool references.
 //
-//   node scripts/bench/table-writer.mjs [JAR] [--rounds N] [--locals]
+//   node scripts/bench/table-writer.mjs [JAR] [--rounds N] [--locals [--branching]]
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,9 +21,11 @@ const args = process.argv.slice(2);
 let jar = '/usr/share/java/guava.jar';
 let rounds = 7;
 let withLocals = false;
+let branching = false;
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--rounds') rounds = Number(args[++i]);
   else if (args[i] === '--locals') withLocals = true;
+  else if (args[i] === '--branching') branching = true;
   else jar = resolve(args[i]);
 }
 const { ClassFile, findAttribute } = await import(join(DIST, 'classfile/classfile.js'));
@@ -34,7 +39,35 @@ const { firstClassIndex } = await import(join(DIST, 'classfile/class-refs.js'));
 const { argSlots } = await import(join(DIST, 'classfile/descriptor.js'));
 const { readCode } = await import(join(DIST, 'bytecode/code-reader.js'));
 const { writeCode } = await import(join(DIST, 'bytecode/code-writer.js'));
-const { shiftLocals } = await import(join(DIST, 'edit/method-editor.js'));
+const { shiftLocals, shiftFrame } = await import(join(DIST, 'edit/method-editor.js'));
+const { simulateFrames } = await import(join(DIST, 'analysis/frames.js'));
+const { Label, isLabel } = await import(join(DIST, 'bytecode/ir.js'));
+const { OP } = await import(join(DIST, 'bytecode/opcodes.js'));
+let targetedScratch = new Uint8Array(0);
+const BRANCHING = Uint8Array.of(OP.ICONST_0, OP.IFNE, 0, 5, OP.ICONST_0, OP.POP);
+
+/** The object pipeline's way: the branching fragment before every block start whose frame is known. */
+function insertObjects(cf, m, ir, framesBefore, starts, at, vtypes) {
+  const framed = cf.major >= 50;
+  if (framed) ir.frames ??= new Map();
+  const nodes = [];
+  let insn = 0;
+  let b = 0;
+  ir.nodes.forEach((n, j) => {
+    if (!isLabel(n)) {
+      const start = b < starts.length && starts[b] === insn;
+      if (start) b++;
+      if (start && framesBefore[j]) {
+        const skip = new Label();
+        nodes.push({ op: OP.ICONST_0 }, { op: OP.IFNE, target: skip }, { op: OP.ICONST_0 }, { op: OP.POP }, skip);
+        if (framed) ir.frames.set(skip, shiftFrame(framesBefore[j], at, vtypes, -1));
+      }
+      insn++;
+    }
+    nodes.push(n);
+  });
+  ir.nodes = nodes;
+}
 
 const ACC_STATIC = 0x0008;
 const localsOf = (cf, m) => ({
@@ -78,18 +111,29 @@ for (let r = 0; r < rounds; r++) {
       if (!withLocals) continue;
       // The same new locals alone, each way, alternating which goes first per method.
       const vtypes = ['I', `L${cf.thisClass};`, 'F'];
+      const starts = branching ? Array.from(blocks.starts.subarray(0, blocks.count)) : [];
       const both = [
         () => {
           const t2 = performance.now();
           const ir = readCode(cf, m, code);
+          const framesBefore = branching ? simulateFrames(cf, m, ir) : null;
           shiftLocals(ir, locals.at, vtypes, cf.cp);
+          if (branching) insertObjects(cf, m, ir, framesBefore, starts, locals.at, vtypes);
           writeCode(cf, m, ir);
           objects += performance.now() - t2;
         },
         () => {
           const t2 = performance.now();
           table.decode(code.info, cf.entry, name);
-          w.write(table, code.info, [], name, { stack: stack.compute(table, code.info, cf.cp), locals, member: m });
+          const fragments = [];
+          if (branching) {
+            // Dead code has no frame to give a branch target (the object side skips it the same way).
+            blocks.compute(table);
+            const frames = cf.major >= 50 ? { frames: [BRANCHING.length] } : {};
+            const targeted = targets(table);
+            for (let b = 0; b < blocks.count; b++) if (live(table, targeted, blocks.starts[b])) fragments.push({ before: blocks.starts[b], bytes: BRANCHING, stack: 1, ...frames });
+          }
+          w.write(table, code.info, fragments, name, { stack: stack.compute(table, code.info, cf.cp), locals, member: m });
           alone += performance.now() - t2;
         },
       ];
@@ -104,3 +148,24 @@ for (let r = 0; r < rounds; r++) {
   );
 }
 console.log(`${jar}: ${classes.length} classes, ${methods} methods`);
+
+/** Instructions that a branch, switch or handler reaches (javac gives each a frame). */
+function targets(t) {
+  if (targetedScratch.length < t.n) targetedScratch = new Uint8Array(2 * t.n);
+  const m = targetedScratch.fill(0, 0, t.n);
+  for (let j = 0; j < t.n; j++) {
+    if (t.target[j] >= 0) m[t.target[j]] = 1;
+    for (let k = 0; t.switchAt[j] >= 0 && k < t.switchCount[j]; k++) m[t.switchTargets[t.switchAt[j] + k]] = 1;
+  }
+  for (let k = 0; k < t.nHandlers; k++) m[t.handlers[4 * k + 2]] = 1;
+  return m;
+}
+
+/** Whether a frame is known before instruction i: it is reached by falling through, or is targeted. */
+function live(t, targeted, i) {
+  return i === 0 || !isTransfer(t.op[i - 1]) || targeted[i] === 1;
+}
+
+function isTransfer(op) {
+  return op === OP.GOTO || op === OP.GOTO_W || op === OP.ATHROW || op === OP.RET || op === OP.TABLESWITCH || op === OP.LOOKUPSWITCH || (op >= OP.IRETURN && op <= OP.RETURN);
+}

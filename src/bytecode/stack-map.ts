@@ -35,6 +35,13 @@ export interface LocalShift {
   parameters: boolean;
 }
 
+/** A frame for code that was not there: at a new offset, locals as StackMapTable entries. */
+export interface AddedFrame {
+  offset: number;
+  locals: number[];
+  stack: number[];
+}
+
 /** What a shift cannot do: split a long or double that holds slots at - 1 and at. */
 export class StraddledSlot extends Error {
   override name = 'StraddledSlot';
@@ -107,12 +114,23 @@ export class StackMap {
     return this;
   }
 
-  private objectNamed(name: string): number {
+  /**
+   * The Object type of class `name` (a CONSTANT_Class name: arrays by descriptor) in this method:
+   * its first Class entry, or while the pool has none, a name of its own until a frame written out
+   * needs the entry.
+   */
+  objectNamed(name: string): number {
     const i = presentClassIndex(this.cp, name);
     if (i >= 0) return vtObject(i);
     let k = this.pending.indexOf(name);
     if (k < 0) k = this.pending.push(name) - 1;
     return vtObject(-(k + 1));
+  }
+
+  /** The class an Object type names. */
+  nameOf(v: number): string {
+    const data = v >> 4;
+    return data >= 0 ? this.cp.className(data) : this.pending[-data - 1]!;
   }
 
   /** Reads the StackMapTable attribute's body `body` of the method of `t` (after setInitial). */
@@ -239,40 +257,58 @@ export class StackMap {
 
   /**
    * The StackMapTable's body again: frame f at `landing[at[f]]`, an Uninitialized type's `new` at
-   * `newPc`, `shift`'s locals inserted. A frame keeps the type it was read with while that type
-   * still describes it exactly; else it gets the most compact one, as the object writer chooses.
+   * `newPc`, `shift`'s locals inserted, and the `added` frames (in offset order) among them. A frame
+   * read keeps the type it was read with while that type still describes it exactly; else, and for
+   * an added frame, it gets the most compact one, as the object writer chooses. Where an added frame
+   * falls on a frame read, the one read is written, as the object writer keeps the first.
    */
-  encode(w: ByteWriter, landing: Int32Array, newPc: Int32Array, shift: LocalShift | undefined): void {
-    w.u2(this.n);
+  encode(w: ByteWriter, landing: Int32Array, newPc: Int32Array, shift: LocalShift | undefined, added: readonly AddedFrame[] = []): void {
+    const countAt = w.reserve(2);
+    let count = 0;
     let prev = shift?.parameters ? shifted(this.initial.slice(), shift) : this.initial.slice();
     let prevOffset = -1;
-    for (let f = 0; f < this.n; f++) {
-      const offset = landing[this.at[f]!]!;
+    let a = 0;
+    for (let f = 0; f <= this.n; f++) {
+      const offset = f < this.n ? landing[this.at[f]!]! : 0x10000;
+      for (; a < added.length && added[a]!.offset <= offset; a++) {
+        const x = added[a]!;
+        if (x.offset === offset || x.offset === prevOffset) continue;
+        const locals = shift ? shifted(x.locals.slice(), shift) : x.locals;
+        prev = this.frame(w, prevOffset < 0 ? x.offset : x.offset - prevOffset - 1, -1, locals, x.stack, 0, x.stack.length, prev, newPc);
+        prevOffset = x.offset;
+        count++;
+      }
+      if (f === this.n) break;
       const delta = prevOffset < 0 ? offset : offset - prevOffset - 1;
       prevOffset = offset;
-      let cur = this.localsOf(f, shift);
-      const ns = this.nStack[f]!;
-      let kind = reusedKind(this.kind[f]!, delta, ns, cur, prev);
-      if (kind < 0) {
-        // Trailing Tops are the same as absent locals to the verifier; dropped, the frame may compress.
-        let len = cur.length;
-        while (len > 0 && cur[len - 1] === ITEM.Top) len--;
-        if (len < cur.length) cur = cur.slice(0, len);
-        kind = compactKind(delta, ns, cur, prev);
-      }
-      w.u1(kind);
-      if (kind >= 247) w.u2(delta);
-      const st = this.stackAt[f]!;
-      if ((kind >= 64 && kind < 128) || kind === 247) this.write(w, this.types[st]!, newPc);
-      else if (kind > 251 && kind < 255) for (let k = prev.length; k < cur.length; k++) this.write(w, cur[k]!, newPc);
-      else if (kind === 255) {
-        w.u2(cur.length);
-        for (const v of cur) this.write(w, v, newPc);
-        w.u2(ns);
-        for (let k = 0; k < ns; k++) this.write(w, this.types[st + k]!, newPc);
-      }
-      prev = cur;
+      prev = this.frame(w, delta, this.kind[f]!, this.localsOf(f, shift), this.types, this.stackAt[f]!, this.nStack[f]!, prev, newPc);
+      count++;
     }
+    w.buffer[countAt] = count >> 8;
+    w.buffer[countAt + 1] = count;
+  }
+
+  /** One frame: `kind` as read (-1 for none), its locals, and `ns` stack types at `stack[st]`. Its locals as written. */
+  private frame(w: ByteWriter, delta: number, read: number, cur: number[], stack: ArrayLike<number>, st: number, ns: number, prev: number[], newPc: Int32Array): number[] {
+    let kind = read < 0 ? -1 : reusedKind(read, delta, ns, cur, prev);
+    if (kind < 0) {
+      // Trailing Tops are the same as absent locals to the verifier; dropped, the frame may compress.
+      let len = cur.length;
+      while (len > 0 && cur[len - 1] === ITEM.Top) len--;
+      if (len < cur.length) cur = cur.slice(0, len);
+      kind = compactKind(delta, ns, cur, prev);
+    }
+    w.u1(kind);
+    if (kind >= 247) w.u2(delta);
+    if ((kind >= 64 && kind < 128) || kind === 247) this.write(w, stack[st]!, newPc);
+    else if (kind > 251 && kind < 255) for (let k = prev.length; k < cur.length; k++) this.write(w, cur[k]!, newPc);
+    else if (kind === 255) {
+      w.u2(cur.length);
+      for (const v of cur) this.write(w, v, newPc);
+      w.u2(ns);
+      for (let k = 0; k < ns; k++) this.write(w, stack[st + k]!, newPc);
+    }
+    return cur;
   }
 
   private write(w: ByteWriter, v: number, newPc: Int32Array): void {

@@ -20,10 +20,12 @@
 import type { ConstantPool } from '../classfile/constant-pool.js';
 import { ClassFormatError } from '../errors.js';
 import { ByteWriter } from './byte-writer.js';
+import { fit } from './scratch.js';
 import type { TableStack } from '../analysis/table-stack.js';
 import type { CodeTable } from './code-table.js';
 import { Fmt, OP, OPCODE_FORMATS, implicitVarBase, implicitVarIndex, implicitVarOpcode } from './opcodes.js';
-import { StackMap, StraddledSlot, type LocalShift } from './stack-map.js';
+import { StackMap, StraddledSlot, type AddedFrame, type LocalShift } from './stack-map.js';
+import { TableFrames } from '../analysis/table-frames.js';
 
 /** What this writer does not do yet, for a method that needs it. */
 export class TableWriterLimit extends Error {
@@ -39,10 +41,18 @@ export interface Insertion {
   bytes: Uint8Array;
   /** The most words the code has on the operand stack above what it found there (0 if omitted). */
   stack?: number;
+  /**
+   * Offsets in `bytes` where a branch of the fragment lands (its own labels, resolved by whoever
+   * built it): each gets a stack map frame, the frame before instruction `before`, so the code must
+   * have left the stack and the method's locals as it found them there. Only in class files that
+   * have frames (version 50 on), and only where a frame is known: not in dead code.
+   */
+  frames?: readonly number[];
 }
 
-/** One StackMap for every writer: a write uses it from start to end, and a class's writer is short-lived. */
+/** One StackMap and TableFrames for every writer: a write uses them from start to end. */
 const scratchMap = new StackMap();
+const scratchFrames = new TableFrames();
 
 /** Insertion.before for code at the method's entry. */
 export const ENTRY = -1;
@@ -64,6 +74,8 @@ export class TableWriter {
   private newPc = new Int32Array(0);
   /** New offset of the code inserted before each instruction (its own offset when there is none). */
   private landing = new Int32Array(0);
+  /** New offset of each insertion. */
+  private insStart: Int32Array = new Int32Array(0);
 
   constructor(
     readonly cp: ConstantPool,
@@ -98,7 +110,7 @@ export class TableWriter {
       w.u2(this.landing[h[4 * k + 2]!]!);
       w.u2(h[4 * k + 3]!);
     }
-    this.attributes(t, info, insertions.length > 0, method, w, options);
+    this.attributes(t, info, insertions, method, w, options);
     return w.finish();
   }
 
@@ -121,12 +133,19 @@ export class TableWriter {
       this.newPc = new Int32Array(n + 1);
       this.landing = new Int32Array(n + 1);
     }
+    this.insStart = fit(this.insStart, insertions.length);
     let off = 0;
     let k = 0;
-    while (k < insertions.length && insertions[k]!.before === ENTRY) off += insertions[k++]!.bytes.length;
+    while (k < insertions.length && insertions[k]!.before === ENTRY) {
+      this.insStart[k] = off;
+      off += insertions[k++]!.bytes.length;
+    }
     for (let i = 0; i <= n; i++) {
       this.landing[i] = off;
-      while (k < insertions.length && insertions[k]!.before === i) off += insertions[k++]!.bytes.length;
+      while (k < insertions.length && insertions[k]!.before === i) {
+        this.insStart[k] = off;
+        off += insertions[k++]!.bytes.length;
+      }
       this.newPc[i] = off;
       if (i === n) break;
       const f = OPCODE_FORMATS[t.op[i]!];
@@ -203,11 +222,15 @@ export class TableWriter {
     }
   }
 
-  private attributes(t: CodeTable, info: Uint8Array, inserted: boolean, method: string, w: ByteWriter, options: WriteOptions): void {
+  private attributes(t: CodeTable, info: Uint8Array, insertions: readonly Insertion[], method: string, w: ByteWriter, options: WriteOptions): void {
     const shift = options.locals;
+    const inserted = insertions.length > 0;
+    const framed = insertions.some((ins) => ins.frames !== undefined && ins.frames.length > 0);
+    let sawFrames = false;
     let p = t.attributesAt;
     const count = u2(info, p);
     p += 2;
+    const countAt = w.length;
     w.u2(count);
     for (let a = 0; a < count; a++) {
       const nameIndex = u2(info, p);
@@ -226,8 +249,10 @@ export class TableWriter {
           this.locals(t, body, name, method, shift, w);
           break;
         case 'StackMapTable':
-          if (shift === undefined) this.frames(t, body, method, w);
-          else this.shiftedFrames(t, body, method, shift, options.member, w);
+          if (sawFrames) throw new TableWriterLimit(`method ${method}: two StackMapTable attributes`);
+          sawFrames = true;
+          if (shift === undefined && !framed) this.frames(t, body, method, w);
+          else this.encodedFrames(t, body, method, insertions, options, w);
           break;
         case 'RuntimeVisibleTypeAnnotations':
         case 'RuntimeInvisibleTypeAnnotations':
@@ -238,6 +263,14 @@ export class TableWriter {
           w.bytes(body);
       }
       w.patchU4(lengthAt, w.length - lengthAt - 4);
+    }
+    if (framed && !sawFrames) {
+      // As the object writer does: the attribute's name is added before the frames' classes.
+      w.u2(this.cp.utf8Index('StackMapTable'));
+      const lengthAt = w.reserve(4);
+      this.encodedFrames(t, NO_FRAMES, method, insertions, options, w);
+      w.patchU4(lengthAt, w.length - lengthAt - 4);
+      put2(w.buffer, countAt, count + 1);
     }
   }
 
@@ -276,16 +309,41 @@ export class TableWriter {
     }
   }
 
-  /** The StackMapTable decoded and encoded again (stack-map.ts), with the new locals in every frame. */
-  private shiftedFrames(t: CodeTable, body: Uint8Array, method: string, shift: LocalShift, member: WriteOptions['member'], w: ByteWriter): void {
-    if (member === undefined) throw new Error('TableWriter.write: WriteOptions.locals needs WriteOptions.member');
+  /**
+   * The StackMapTable decoded and encoded again (stack-map.ts): the new locals in every frame, and a
+   * frame at each fragment offset that asks for one.
+   */
+  private encodedFrames(t: CodeTable, body: Uint8Array, method: string, insertions: readonly Insertion[], options: WriteOptions, w: ByteWriter): void {
+    const { member, locals } = options;
+    if (member === undefined) throw new Error('TableWriter.write: new locals or fragment frames need WriteOptions.member');
     const map = scratchMap.setInitial(this.cp, this.entry, this.thisClass, member).decode(t, body, method);
+    const added = this.addedFrames(t, map, insertions, method);
     try {
-      map.encode(w, this.landing, this.newPc, shift);
+      map.encode(w, this.landing, this.newPc, locals, added);
     } catch (e) {
       if (e instanceof StraddledSlot) throw new TableWriterLimit(`method ${method}: ${e.message}`);
       throw e;
     }
+  }
+
+  /** The frames that fragments ask for, each the frame before the instruction it goes before. */
+  private addedFrames(t: CodeTable, map: StackMap, insertions: readonly Insertion[], method: string): AddedFrame[] {
+    const wanted: number[] = [];
+    for (const ins of insertions) {
+      if (ins.frames === undefined || ins.frames.length === 0) continue;
+      if (ins.before < 0 || ins.before >= t.n) throw new Error(`method ${method}: a fragment at ${ins.before} asks for frames; only one before an instruction can`);
+      if (wanted[wanted.length - 1] !== ins.before) wanted.push(ins.before);
+    }
+    if (wanted.length === 0) return [];
+    const frames = scratchFrames.compute(t, map, this.cp, this.thisClass, wanted, this.entry, method).before;
+    const added: AddedFrame[] = [];
+    insertions.forEach((ins, k) => {
+      if (ins.frames === undefined) return;
+      const f = frames.get(ins.before);
+      if (!f) throw new Error(`method ${method}: no frame is known before instruction ${ins.before} (dead code), where a fragment branches`);
+      for (const at of ins.frames) added.push({ offset: this.insStart[k]! + at, locals: f.locals, stack: f.stack });
+    });
+    return added;
   }
 
   /** StackMapTable (JVMS 4.7.4) with its offsets moved; frame types widened where a delta outgrows them. */
@@ -364,6 +422,8 @@ function maxStack(t: CodeTable, insertions: readonly Insertion[], stack: TableSt
   if (max > 0xffff) throw new TableWriterLimit(`method ${method}: max_stack would be ${max}`);
   return max;
 }
+
+const NO_FRAMES = Uint8Array.of(0, 0);
 
 const isLocalFormat = (f: number): boolean => f === Fmt.VAR || f === Fmt.VAR_IMPLICIT || f === Fmt.IINC || f === Fmt.WIDE;
 
