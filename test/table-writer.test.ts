@@ -204,6 +204,26 @@ function localsAgainstObjects(classes: { name: string; data: Uint8Array }[], bra
   return { methods, straddled, wrong };
 }
 
+/**
+ * After every invoke that falls through, `iconst_0; pop` that only the fall-through runs, and every
+ * iconst_m1 … iconst_5 written as bipush: two bytes where there was one, so everything after moves.
+ */
+function afterCallsAndReplaced(): Edit {
+  const stack = new TableStack();
+  return (t, info, w, method) => {
+    const insertions: Insertion[] = [];
+    const replace = new Map<number, Uint8Array>();
+    for (let i = 0; i < t.n; i++) {
+      const o = t.op[i]!;
+      if (o >= OP.ICONST_M1 && o <= OP.ICONST_5) replace.set(i, Uint8Array.of(OP.BIPUSH, o - OP.ICONST_0));
+      if (o >= OP.INVOKEVIRTUAL && o <= OP.INVOKEDYNAMIC && i + 1 < t.n) insertions.push({ before: i + 1, bytes: AFTER_CALL, stack: 1, fallThrough: true });
+    }
+    return w.write(t, info, insertions, method, { stack: stack.compute(t, info, w.cp), replace });
+  };
+}
+
+const AFTER_CALL = Uint8Array.of(OP.ICONST_0, OP.POP);
+
 describe('table writer', () => {
   it.each<DebianJarName>(['guava', 'ecj', 'rhino', 'commons-lang3'])('writes every method of %s back byte for byte', (jar) => {
     const changed: string[] = [];
@@ -337,6 +357,58 @@ describe('table writer', () => {
     const locals = await runJava({ cp: [out, ...cp], main: 'jflex.Main', args: ['-d', join(work, 'locals'), jflexJavaFlex()] });
     expect(locals.code, locals.stderr).toBe(0);
     expect(readFileSync(join(work, 'locals', 'Scanner.java'), 'utf8')).toBe(readFileSync(join(work, 'plain', 'Scanner.java'), 'utf8'));
+  });
+
+  it('runs fall-through code after every call and writes every iconst as bipush: HotSpot verifies guava, and JFlex writes the same scanner', async () => {
+    const work = tmpDir('komorium-table-writer-after-');
+    const guava = rewriteJar(debianJar('guava'), afterCallsAndReplaced());
+    expect(guava.limits).toEqual([]);
+    const out = join(work, 'guava.jar');
+    writeFileSync(out, writeZip(guava.entries, new Date(Date.UTC(1980, 1, 1))));
+    const gcp = debianClasspathFor('guava').filter((p) => p !== debianJar('guava'));
+    const after = verifyJar(out, gcp);
+    expect(after.verifyErrors).toEqual([]);
+    expect(after.verified).toBe(verifyJar(debianJar('guava'), gcp).verified);
+
+    const jar = debianJar('jflex');
+    const cp = debianClasspathFor('jflex').filter((p) => p !== jar);
+    const jflex = join(work, 'jflex.jar');
+    writeFileSync(jflex, writeZip(rewriteJar(jar, afterCallsAndReplaced()).entries, new Date(Date.UTC(1980, 1, 1))));
+    const plain = await runJava({ cp: [jar, ...cp], main: 'jflex.Main', args: ['-d', join(work, 'plain'), jflexJavaFlex()] });
+    const changed = await runJava({ cp: [jflex, ...cp], main: 'jflex.Main', args: ['-d', join(work, 'changed'), jflexJavaFlex()] });
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(plain.code).toBe(0);
+    expect(readFileSync(join(work, 'changed', 'Scanner.java'), 'utf8')).toBe(readFileSync(join(work, 'plain', 'Scanner.java'), 'utf8'));
+  });
+
+  it('lands jumps to the instruction after a call past the code that only falls through', () => {
+    // A jump to i lands on what was inserted before i, but after what only falls through into it.
+    let checked = 0;
+    rewriteJar(debianJar('commons-lang3'), (t, info, w, method) => {
+      const insertions: Insertion[] = [];
+      for (let i = 1; i < t.n; i++) {
+        const o = t.op[i - 1]!;
+        if (o >= OP.INVOKEVIRTUAL && o <= OP.INVOKEDYNAMIC) insertions.push({ before: i, bytes: Uint8Array.of(OP.NOP, OP.NOP), fallThrough: true }, { before: i, bytes: Uint8Array.of(OP.NOP) });
+      }
+      const out = w.write(t, info, insertions, method);
+      const moved = new CodeTable().decode(out, 'x', method);
+      for (let i = 0; i < t.n; i++) {
+        if (OPCODE_FORMATS[t.op[i]!] !== Fmt.BRANCH) continue;
+        const to = t.target[i]!;
+        const called = to > 0 && t.op[to - 1]! >= OP.INVOKEVIRTUAL && t.op[to - 1]! <= OP.INVOKEDYNAMIC;
+        if (!called) continue;
+        // The new code's instruction for old i: count the nops inserted before it.
+        const newIndex = (j: number) => j + 3 * insertions.filter((x) => x.before <= j && !x.fallThrough).length;
+        const landing = moved.target[newIndex(i)]!;
+        expect(moved.op[landing]).toBe(OP.NOP); // the one nop before the target, not the two that fall through
+        expect(moved.op[landing - 1]).toBe(OP.NOP);
+        expect(moved.op[landing - 2]).toBe(OP.NOP);
+        expect(moved.op[landing + 1]).toBe(t.op[to]);
+        checked++;
+      }
+      return info;
+    });
+    expect(checked).toBeGreaterThan(50);
   });
 
   it('moves line numbers and local variable ranges to the code inserted before their instruction', () => {

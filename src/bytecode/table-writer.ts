@@ -13,9 +13,16 @@
  * max_stack makes room for what the insertions push, from the depths TableStack finds. New locals
  * (WriteOptions.locals) move every local from their slot up: loads, stores and iincs take the form
  * the object writer would give them (a short form grows, past slot 255 it goes wide), and the frames
- * (stack-map.ts) and local variable tables follow. Not yet here: fragments with branches of their
- * own, frames for them, widening a branch that outgrows 16 bits, and type annotations on code that
- * moves. A method that needs one raises TableWriterLimit, for the caller to rewrite it another way.
+ * (stack-map.ts) and local variable tables follow.
+ *
+ * Besides code before an instruction: code at the entry (ENTRY), code that only the fall-through
+ * from the instruction before runs (Insertion.fallThrough, for what follows a call), instructions
+ * written as other bytes (WriteOptions.replace), and fragments whose own branches need frames
+ * (Insertion.frames, simulated by TableFrames).
+ *
+ * Not yet here: widening a branch that outgrows 16 bits, type annotations on code that moves, and a
+ * long or double straddling the new locals' slot. A method that needs one raises TableWriterLimit,
+ * for the caller to rewrite it another way.
  */
 import type { ConstantPool } from '../classfile/constant-pool.js';
 import { ClassFormatError } from '../errors.js';
@@ -48,6 +55,11 @@ export interface Insertion {
    * have frames (version 50 on), and only where a frame is known: not in dead code.
    */
   frames?: readonly number[];
+  /**
+   * Code that runs only when instruction `before - 1` falls through into `before` (after a call,
+   * say): jumps to `before` land after it. Such insertions go first among those at `before`.
+   */
+  fallThrough?: boolean;
 }
 
 /** One StackMap and TableFrames for every writer: a write uses them from start to end. */
@@ -64,6 +76,11 @@ export interface WriteOptions {
   locals?: LocalShift;
   /** The method as read, for its implicit initial frame. */
   member?: { access: number; name: string; desc: string };
+  /**
+   * Instructions written as other bytes (an invoke of another method, say): what reached the
+   * instruction reaches them. Not for branches, switches, or loads and stores (which a shift renumbers).
+   */
+  replace?: ReadonlyMap<number, Uint8Array>;
 }
 
 const u2 = (b: Uint8Array, p: number): number => (b[p]! << 8) | b[p + 1]!;
@@ -93,7 +110,9 @@ export class TableWriter {
   write(t: CodeTable, info: Uint8Array, insertions: readonly Insertion[], method: string, options: WriteOptions = {}): Uint8Array {
     const { stack, locals } = options;
     if (locals !== undefined) this.checkStraddle(t, locals, method);
-    const codeLength = this.layout(t, insertions, locals);
+    const { replace } = options;
+    if (replace !== undefined) checkReplacements(t, replace, method);
+    const codeLength = this.layout(t, insertions, locals, replace);
     const w = new ByteWriter(info.length + codeLength - t.codeLength + 64);
     w.u2(stack === undefined ? t.maxStack : maxStack(t, insertions, stack, method));
     const maxLocals = t.maxLocals + (locals?.types.length ?? 0);
@@ -101,7 +120,7 @@ export class TableWriter {
     w.u2(maxLocals);
     w.u4(codeLength);
     const codeAt = w.reserve(codeLength);
-    this.code(t, insertions, w.buffer.subarray(codeAt, codeAt + codeLength), method, locals);
+    this.code(t, insertions, w.buffer.subarray(codeAt, codeAt + codeLength), method, locals, replace);
     w.u2(t.nHandlers);
     const h = t.handlers;
     for (let k = 0; k < t.nHandlers; k++) {
@@ -127,7 +146,7 @@ export class TableWriter {
     }
   }
 
-  private layout(t: CodeTable, insertions: readonly Insertion[], locals: LocalShift | undefined): number {
+  private layout(t: CodeTable, insertions: readonly Insertion[], locals: LocalShift | undefined, replace: WriteOptions['replace']): number {
     const n = t.n;
     if (this.newPc.length < n + 1) {
       this.newPc = new Int32Array(n + 1);
@@ -141,15 +160,22 @@ export class TableWriter {
       off += insertions[k++]!.bytes.length;
     }
     for (let i = 0; i <= n; i++) {
+      while (k < insertions.length && insertions[k]!.before === i && insertions[k]!.fallThrough === true) {
+        this.insStart[k] = off;
+        off += insertions[k++]!.bytes.length;
+      }
       this.landing[i] = off;
       while (k < insertions.length && insertions[k]!.before === i) {
+        if (insertions[k]!.fallThrough === true) throw new Error(`a fall-through insertion at ${i} after others there`);
         this.insStart[k] = off;
         off += insertions[k++]!.bytes.length;
       }
       this.newPc[i] = off;
       if (i === n) break;
       const f = OPCODE_FORMATS[t.op[i]!];
-      if (f === Fmt.TABLESWITCH || f === Fmt.LOOKUPSWITCH) {
+      const replaced = replace?.get(i);
+      if (replaced !== undefined) off += replaced.length;
+      else if (f === Fmt.TABLESWITCH || f === Fmt.LOOKUPSWITCH) {
         const oldQ = (t.pc[i]! + 4) & ~3;
         off += ((off + 4) & ~3) - off + (t.pc[i + 1]! - oldQ);
       } else if (locals !== undefined && isLocalFormat(f)) {
@@ -162,24 +188,16 @@ export class TableWriter {
   }
 
   /** The code into `out`, which is code_length bytes. */
-  private code(t: CodeTable, insertions: readonly Insertion[], out: Uint8Array, method: string, locals: LocalShift | undefined): void {
+  private code(t: CodeTable, insertions: readonly Insertion[], out: Uint8Array, method: string, locals: LocalShift | undefined, replace: WriteOptions['replace']): void {
     const { code, pc, op, target } = t;
-    let k = 0;
-    for (let at = 0; k < insertions.length && insertions[k]!.before === ENTRY; k++) {
-      out.set(insertions[k]!.bytes, at);
-      at += insertions[k]!.bytes.length;
-    }
-    for (let i = 0; i <= t.n; i++) {
-      let at = this.landing[i]!;
-      while (k < insertions.length && insertions[k]!.before === i) {
-        out.set(insertions[k]!.bytes, at);
-        at += insertions[k++]!.bytes.length;
-      }
-      if (i === t.n) break;
+    for (let k = 0; k < insertions.length; k++) out.set(insertions[k]!.bytes, this.insStart[k]!);
+    for (let i = 0; i < t.n; i++) {
       const p = pc[i]!;
       const q = this.newPc[i]!;
       const f = OPCODE_FORMATS[op[i]!];
-      if (f === Fmt.BRANCH) {
+      const replaced = replace?.get(i);
+      if (replaced !== undefined) out.set(replaced, q);
+      else if (f === Fmt.BRANCH) {
         const d = this.landing[target[i]!]! - q;
         if (d < -32768 || d > 32767) throw new TableWriterLimit(`method ${method}: the branch at ${p} would need widening`);
         out[q] = op[i]!;
@@ -424,6 +442,15 @@ function maxStack(t: CodeTable, insertions: readonly Insertion[], stack: TableSt
 }
 
 const NO_FRAMES = Uint8Array.of(0, 0);
+
+function checkReplacements(t: CodeTable, replace: ReadonlyMap<number, Uint8Array>, method: string): void {
+  for (const i of replace.keys()) {
+    const f = i >= 0 && i < t.n ? OPCODE_FORMATS[t.op[i]!] : -1;
+    if (f === -1 || f === Fmt.BRANCH || f === Fmt.BRANCH_W || f === Fmt.TABLESWITCH || f === Fmt.LOOKUPSWITCH || isLocalFormat(f!)) {
+      throw new Error(`method ${method}: instruction ${i} cannot be replaced (not one, or a branch, switch or local access)`);
+    }
+  }
+}
 
 const isLocalFormat = (f: number): boolean => f === Fmt.VAR || f === Fmt.VAR_IMPLICIT || f === Fmt.IINC || f === Fmt.WIDE;
 
