@@ -59,7 +59,7 @@ describe('table frames', () => {
           const objectText = (v: VType): string => (typeof v === 'string' ? v : `new@${insnIndex.get(v)}`);
           for (let i = 0; i < t.n; i++) {
             const want = before[i];
-            const got = frames.before.get(i);
+            const got = frames.before[i];
             if (want == null) {
               unknown++;
               if (got !== null) wrong.push(`${e.name} ${name} #${i}: a frame where the object IR has none`);

@@ -21,6 +21,8 @@ import { CodeTable } from '../src/bytecode/code-table.js';
 import { Fmt, OP, OPCODE_FORMATS } from '../src/bytecode/opcodes.js';
 import { ENTRY, TableWriter, TableWriterLimit, type Insertion } from '../src/bytecode/table-writer.js';
 import { readZip, writeZip } from '../src/jar/zip.js';
+import { field, invoke, load, op, pushInt } from '../src/bytecode/emit.js';
+import { Fragment } from '../src/bytecode/fragment.js';
 import { debianClasspathFor, debianJar, jflexJavaFlex, type DebianJarName } from './support/corpus.js';
 import { runJava, tmpDir } from './support/java.js';
 import { verifyJar } from './support/verify.js';
@@ -93,6 +95,45 @@ function nopsBeforeBlocks(): (t: CodeTable, info: Uint8Array, w: TableWriter, me
 /** `iconst_0; ifne END; iconst_0; pop; END:` — a fragment with a branch of its own, stack-neutral. */
 const BRANCHING = Uint8Array.of(OP.ICONST_0, OP.IFNE, 0, 5, OP.ICONST_0, OP.POP);
 
+const TC = 'komorium/runtime/TC';
+
+/** The runtime members a counter names, resolved once per class, when first needed (in the order the object pipeline adds them). */
+class CounterRefs {
+  private counterRef = -1;
+  private sampleRef = -1;
+  /** One builder for a class's fragments, reset per method. */
+  readonly fragment: Fragment;
+  constructor(readonly cp: ClassFile['cp']) {
+    this.fragment = new Fragment(cp);
+  }
+  get counter(): number {
+    if (this.counterRef < 0) this.counterRef = this.cp.fieldrefIndex(TC, 'instrCounter', 'I');
+    return this.counterRef;
+  }
+  get sample(): number {
+    if (this.sampleRef < 0) this.sampleRef = this.cp.methodrefIndex(TC, 'triggerSampling', '([II)V');
+    return this.sampleRef;
+  }
+}
+
+/** body/counter.ts's field counter of a piece of `n` instructions, checked when `skip` is given; tc, stack and sp in locals at, at + 1, at + 2. */
+function counterNodes(cp: ClassFile['cp'], n: number, skip: Label | null, at: number): Node[] {
+  const out: Node[] = [load(OP.ALOAD, at), op(OP.DUP), field(cp, OP.GETFIELD, TC, 'instrCounter', 'I'), pushInt(cp, n), op(OP.ISUB)];
+  if (skip === null) return [...out, field(cp, OP.PUTFIELD, TC, 'instrCounter', 'I')];
+  out.push(op(OP.DUP_X1), field(cp, OP.PUTFIELD, TC, 'instrCounter', 'I'), { op: OP.IFGT, target: skip }, load(OP.ALOAD, at), load(OP.ALOAD, at + 1), load(OP.ILOAD, at + 2));
+  return [...out, invoke(cp, OP.INVOKEVIRTUAL, TC, 'triggerSampling', '([II)V'), skip];
+}
+
+/** The same, as a fragment. */
+function counterFragment(refs: CounterRefs, n: number, framed: boolean, check: boolean, at: number) {
+  const f = refs.fragment;
+  f.local(OP.ALOAD, at).op(OP.DUP).ref(OP.GETFIELD, refs.counter).pushInt(n).op(OP.ISUB);
+  if (!check) return f.ref(OP.PUTFIELD, refs.counter).finish();
+  const skip = f.label(framed);
+  f.op(OP.DUP_X1).ref(OP.PUTFIELD, refs.counter).jump(OP.IFGT, skip).local(OP.ALOAD, at).local(OP.ALOAD, at + 1).local(OP.ILOAD, at + 2);
+  return f.ref(OP.INVOKEVIRTUAL, refs.sample).place(skip).finish();
+}
+
 /** Where a method's new locals go: after its parameters, as Komorium's extra arguments do. */
 const paramSlots = (m: MemberInfo): number => argSlots(m.desc) + ((m.access & ACC.STATIC) === 0 ? 1 : 0);
 
@@ -136,7 +177,8 @@ function classesOf(jar: string): { name: string; data: Uint8Array }[] {
  * constant pool entries each adds are compared too. Methods where a long or double straddles the
  * new slot are counted apart (the table writer does not move one yet).
  */
-function localsAgainstObjects(classes: { name: string; data: Uint8Array }[], branching = false) {
+function localsAgainstObjects(classes: { name: string; data: Uint8Array }[], mode: 'locals' | 'branching' | 'counters' = 'locals') {
+  const branching = mode !== 'locals';
   const stack = new TableStack();
   const blocks = new TableBlocks();
   const t = new CodeTable();
@@ -147,7 +189,9 @@ function localsAgainstObjects(classes: { name: string; data: Uint8Array }[], bra
     const objects = ClassFile.parse(e.data, e.name);
     const table = ClassFile.parse(e.data, e.name);
     const w = new TableWriter(table.cp, e.name, table.thisClass);
-    const vtypes = ['I', `L${objects.thisClass};`, 'F'];
+    const vtypes = mode === 'counters' ? [`L${TC};`, '[I', 'I'] : ['I', `L${objects.thisClass};`, 'F'];
+    const types = mode === 'counters' ? [TC, '[I', ITEM.Integer] : newLocals(table);
+    const refs = new CounterRefs(table.cp);
     objects.methods.forEach((m, k) => {
       const code = findAttribute(m.attributes, 'Code');
       if (!code) return;
@@ -163,6 +207,7 @@ function localsAgainstObjects(classes: { name: string; data: Uint8Array }[], bra
       const info = findAttribute(table.methods[k]!.attributes, 'Code')!.info;
       t.decode(info, e.name, name);
       const insertions: Insertion[] = [];
+      refs.fragment.reset();
       if (branching) {
         // The same fragment both ways before every block whose frame is known: a branch over two
         // instructions, whose target needs a frame in class files that have them.
@@ -177,7 +222,15 @@ function localsAgainstObjects(classes: { name: string; data: Uint8Array }[], bra
             const starts = b < blocks.count && blocks.starts[b] === insn;
             if (starts) b++;
             const frame = framesBefore[j];
-            if (starts && frame) {
+            if (starts && mode === 'counters') {
+              // Komorium's field counter (body/counter.ts), checked where a frame is known.
+              const size = (b < blocks.count ? blocks.starts[b]! : t.n) - insn;
+              const skip = frame ? new Label() : null;
+              nodes.push(...counterNodes(objects.cp, size, skip, at));
+              if (skip && framed) ir.frames!.set(skip, shiftFrame(frame!, at, vtypes, -1));
+              const f = counterFragment(refs, size, frame != null && framed, frame != null, at);
+              insertions.push({ before: insn, bytes: f.bytes, stack: 3, ...(f.frames.length ? { frames: f.frames } : {}) });
+            } else if (starts && frame) {
               const skip = new Label();
               nodes.push({ op: OP.ICONST_0 }, { op: OP.IFNE, target: skip }, { op: OP.ICONST_0 }, { op: OP.POP }, skip);
               if (framed) ir.frames!.set(skip, shiftFrame(frame, at, vtypes, -1));
@@ -192,7 +245,7 @@ function localsAgainstObjects(classes: { name: string; data: Uint8Array }[], bra
       const expected = writeCode(objects, m, ir).info;
       let got: Uint8Array;
       try {
-        got = w.write(t, info, insertions, name, { stack: stack.compute(t, info, table.cp), locals: { at, types: newLocals(table), parameters: false }, member: m });
+        got = w.write(t, info, insertions, name, { stack: stack.compute(t, info, table.cp), locals: { at, types, parameters: false }, member: m });
       } catch (err) {
         wrong.push(`${e.name} ${name}: ${(err as Error).message}`);
         return;
@@ -309,7 +362,17 @@ describe('table writer', () => {
   it.each<DebianJarName>(['guava', 'ecj', 'rhino', 'commons-lang3'])(
     'inserts a fragment that branches, with the frame its target needs, before every block of %s as the object pipeline does',
     (jar) => {
-      const { methods, wrong } = localsAgainstObjects(classesOf(debianJar(jar)), true);
+      const { methods, wrong } = localsAgainstObjects(classesOf(debianJar(jar)), 'branching');
+      expect(wrong.slice(0, 10)).toEqual([]);
+      expect(methods).toBeGreaterThan(3000);
+    },
+    60_000,
+  );
+
+  it.each<DebianJarName>(['guava', 'ecj', 'rhino', 'commons-lang3'])(
+    "inserts Komorium's counters and checks, built as fragments, before every block of %s as the object pipeline does",
+    (jar) => {
+      const { methods, wrong } = localsAgainstObjects(classesOf(debianJar(jar)), 'counters');
       expect(wrong.slice(0, 10)).toEqual([]);
       expect(methods).toBeGreaterThan(3000);
     },

@@ -7,12 +7,15 @@
 // With --locals, three new locals go after each method's parameters as well (loads, stores, frames
 // and local tables renumbered), and each round also times the object pipeline doing that alone
 // (readCode, shiftLocals, writeCode) against the table doing it alone (decode, stack, write).
-// With --branching as well, both also insert a fragment that branches (`iconst_0; ifne END;
-// iconst_0; pop; END:`) before every block, with a stack map frame at END simulated from the
-// nearest recorded one: a Komorium check's shape without its constant pool references.
+// With --counters as well, both insert Komorium's field counter and check (body/counter.ts) before
+// every block, the new locals being its thread context, stack and stack pointer; the check's skip
+// label gets a stack map frame simulated from the nearest recorded one. The object pipeline builds
+// them with emit.ts (a constant pool lookup per instruction), the table with Fragment (the runtime's
+// members resolved once per class). Both must give the same Code bytes; the count that differ is
+// printed.
 //
-//   node scripts/bench/table-writer.mjs [JAR] [--rounds N] [--locals [--branching]]
-import { readFileSync } from 'node:fs';
+//   node scripts/bench/table-writer.mjs [JAR] [--rounds N] [--locals [--counters]]
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,11 +24,11 @@ const args = process.argv.slice(2);
 let jar = '/usr/share/java/guava.jar';
 let rounds = 7;
 let withLocals = false;
-let branching = false;
+let counters = false;
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--rounds') rounds = Number(args[++i]);
   else if (args[i] === '--locals') withLocals = true;
-  else if (args[i] === '--branching') branching = true;
+  else if (args[i] === '--counters') counters = true;
   else jar = resolve(args[i]);
 }
 const { ClassFile, findAttribute } = await import(join(DIST, 'classfile/classfile.js'));
@@ -43,42 +46,82 @@ const { shiftLocals, shiftFrame } = await import(join(DIST, 'edit/method-editor.
 const { simulateFrames } = await import(join(DIST, 'analysis/frames.js'));
 const { Label, isLabel } = await import(join(DIST, 'bytecode/ir.js'));
 const { OP } = await import(join(DIST, 'bytecode/opcodes.js'));
-let targetedScratch = new Uint8Array(0);
-const BRANCHING = Uint8Array.of(OP.ICONST_0, OP.IFNE, 0, 5, OP.ICONST_0, OP.POP);
+const { field, invoke, load, op, pushInt } = await import(join(DIST, 'bytecode/emit.js'));
+const { Fragment } = await import(join(DIST, 'bytecode/fragment.js'));
+const TC = 'komorium/runtime/TC';
 
-/** The object pipeline's way: the branching fragment before every block start whose frame is known. */
-function insertObjects(cf, m, ir, framesBefore, starts, at, vtypes) {
+/** body/counter.ts's field counter of `n` instructions, checked when `skip` is given; tc, stack, sp in locals at … at + 2. */
+function counterNodes(cp, n, skip, at) {
+  const out = [load(OP.ALOAD, at), op(OP.DUP), field(cp, OP.GETFIELD, TC, 'instrCounter', 'I'), pushInt(cp, n), op(OP.ISUB)];
+  if (skip === null) return [...out, field(cp, OP.PUTFIELD, TC, 'instrCounter', 'I')];
+  out.push(op(OP.DUP_X1), field(cp, OP.PUTFIELD, TC, 'instrCounter', 'I'), { op: OP.IFGT, target: skip }, load(OP.ALOAD, at), load(OP.ALOAD, at + 1), load(OP.ILOAD, at + 2));
+  return [...out, invoke(cp, OP.INVOKEVIRTUAL, TC, 'triggerSampling', '([II)V'), skip];
+}
+
+/** The runtime members a counter names, resolved once per class when first needed. */
+class CounterRefs {
+  counterRef = -1;
+  sampleRef = -1;
+  constructor(cp) {
+    this.cp = cp;
+    this.fragment = new Fragment(cp);
+  }
+  get counter() {
+    if (this.counterRef < 0) this.counterRef = this.cp.fieldrefIndex(TC, 'instrCounter', 'I');
+    return this.counterRef;
+  }
+  get sample() {
+    if (this.sampleRef < 0) this.sampleRef = this.cp.methodrefIndex(TC, 'triggerSampling', '([II)V');
+    return this.sampleRef;
+  }
+}
+
+function counterFragment(refs, n, framed, check, at) {
+  const f = refs.fragment;
+  f.local(OP.ALOAD, at).op(OP.DUP).ref(OP.GETFIELD, refs.counter).pushInt(n).op(OP.ISUB);
+  if (!check) return f.ref(OP.PUTFIELD, refs.counter).finish();
+  const skip = f.label(framed);
+  f.op(OP.DUP_X1).ref(OP.PUTFIELD, refs.counter).jump(OP.IFGT, skip).local(OP.ALOAD, at).local(OP.ALOAD, at + 1).local(OP.ILOAD, at + 2);
+  return f.ref(OP.INVOKEVIRTUAL, refs.sample).place(skip).finish();
+}
+
+/** The object pipeline's way: a counter before every block start, checked where the frame is known. */
+function insertObjects(cf, ir, framesBefore, starts, n, at, vtypes) {
   const framed = cf.major >= 50;
   if (framed) ir.frames ??= new Map();
   const nodes = [];
   let insn = 0;
   let b = 0;
-  ir.nodes.forEach((n, j) => {
-    if (!isLabel(n)) {
+  ir.nodes.forEach((node, j) => {
+    if (!isLabel(node)) {
       const start = b < starts.length && starts[b] === insn;
-      if (start) b++;
-      if (start && framesBefore[j]) {
-        const skip = new Label();
-        nodes.push({ op: OP.ICONST_0 }, { op: OP.IFNE, target: skip }, { op: OP.ICONST_0 }, { op: OP.POP }, skip);
-        if (framed) ir.frames.set(skip, shiftFrame(framesBefore[j], at, vtypes, -1));
+      if (start) {
+        b++;
+        // Checked where a branch target can have a frame: everywhere in a class file without frames.
+        const skip = !framed || framesBefore[j] ? new Label() : null;
+        nodes.push(...counterNodes(cf.cp, (b < starts.length ? starts[b] : n) - insn, skip, at));
+        if (skip && framed) ir.frames.set(skip, shiftFrame(framesBefore[j], at, vtypes, -1));
       }
       insn++;
     }
-    nodes.push(n);
+    nodes.push(node);
   });
   ir.nodes = nodes;
 }
 
 const ACC_STATIC = 0x0008;
-const localsOf = (cf, m) => ({
+// (The classes' own types: they add no constant pool entry, which would change what --counters compares.)
+const localsOf = (cf, m, komorium = false) => ({
   at: argSlots(m.desc) + ((m.access & ACC_STATIC) === 0 ? 1 : 0),
-  types: [ITEM.Integer, vtObject(firstClassIndex(cf.cp, cf.thisClass)), ITEM.Float],
+  types: komorium ? [TC, '[I', ITEM.Integer] : [ITEM.Integer, vtObject(firstClassIndex(cf.cp, cf.thisClass)), ITEM.Float],
   parameters: false,
 });
 
-const classes = readZip(jar, readFileSync(jar))
-  .filter((e) => e.name.endsWith('.class'))
-  .map((e) => ClassFile.parse(e.data, e.name));
+const entries = readZip(jar, readFileSync(jar)).filter((e) => e.name.endsWith('.class'));
+const classes = entries.map((e) => ClassFile.parse(e.data, e.name));
+// With --counters each way has a parse of its own, so that each adds its own constant pool entries.
+const objectClasses = counters ? entries.map((e) => ClassFile.parse(e.data, e.name)) : classes;
+const tableClasses = counters ? entries.map((e) => ClassFile.parse(e.data, e.name)) : classes;
 const table = new CodeTable();
 const blocks = new TableBlocks();
 const stack = new TableStack();
@@ -90,12 +133,17 @@ for (let r = 0; r < rounds; r++) {
   let bytes = 0;
   let objects = 0;
   let alone = 0;
+  let differ = 0;
   methods = 0;
-  for (const cf of classes) {
+  classes.forEach((cf, c) => {
     const w = new TableWriter(cf.cp, cf.entry, cf.thisClass);
-    for (const m of cf.methods) {
+    const ocf = objectClasses[c];
+    const tcf = tableClasses[c];
+    const tw = new TableWriter(tcf.cp, tcf.entry, tcf.thisClass);
+    const refs = new CounterRefs(tcf.cp);
+    cf.methods.forEach((m, k) => {
       const code = findAttribute(m.attributes, 'Code');
-      if (!code) continue;
+      if (!code) return;
       methods++;
       const name = m.name + m.desc;
       const t0 = performance.now();
@@ -108,64 +156,57 @@ for (let r = 0; r < rounds; r++) {
       bytes += w.write(table, code.info, insertions, name, { stack, locals, member: m }).length;
       decode += t1 - t0;
       write += performance.now() - t1;
-      if (!withLocals) continue;
-      // The same new locals alone, each way, alternating which goes first per method.
-      const vtypes = ['I', `L${cf.thisClass};`, 'F'];
-      const starts = branching ? Array.from(blocks.starts.subarray(0, blocks.count)) : [];
+      if (!withLocals) return;
+      // The same edit each way, alternating which goes first per method.
+      const vtypes = counters ? [`L${TC};`, '[I', 'I'] : ['I', `L${cf.thisClass};`, 'F'];
+      const shift = localsOf(cf, m, counters);
+      const starts = counters ? Array.from(blocks.starts.subarray(0, blocks.count)) : [];
+      const n = table.n;
+      let a;
+      let b;
       const both = [
         () => {
           const t2 = performance.now();
-          const ir = readCode(cf, m, code);
-          const framesBefore = branching ? simulateFrames(cf, m, ir) : null;
-          shiftLocals(ir, locals.at, vtypes, cf.cp);
-          if (branching) insertObjects(cf, m, ir, framesBefore, starts, locals.at, vtypes);
-          writeCode(cf, m, ir);
+          const om = ocf.methods[k];
+          const oc = findAttribute(om.attributes, 'Code');
+          const ir = readCode(ocf, om, oc);
+          const framesBefore = counters ? simulateFrames(ocf, om, ir) : null;
+          shiftLocals(ir, shift.at, vtypes, ocf.cp);
+          if (counters) insertObjects(ocf, ir, framesBefore, starts, n, shift.at, vtypes);
+          a = writeCode(ocf, om, ir).info;
           objects += performance.now() - t2;
         },
         () => {
           const t2 = performance.now();
           table.decode(code.info, cf.entry, name);
           const fragments = [];
-          if (branching) {
-            // Dead code has no frame to give a branch target (the object side skips it the same way).
+          refs.fragment.reset();
+          if (counters) {
+            // Dead code has no frame to give a branch target: its counter goes unchecked, as the object side's.
             blocks.compute(table);
-            const frames = cf.major >= 50 ? { frames: [BRANCHING.length] } : {};
-            const targeted = targets(table);
-            for (let b = 0; b < blocks.count; b++) if (live(table, targeted, blocks.starts[b])) fragments.push({ before: blocks.starts[b], bytes: BRANCHING, stack: 1, ...frames });
+            const framed = cf.major >= 50;
+            const known = framed ? tw.framesKnown(table, code.info, m, name) : null;
+            for (let x = 0; x < blocks.count; x++) {
+              const s = blocks.starts[x];
+              const check = known === null || known[s] === 1;
+              const f = counterFragment(refs, (x + 1 < blocks.count ? blocks.starts[x + 1] : table.n) - s, check && framed, check, shift.at);
+              fragments.push({ before: s, bytes: f.bytes, stack: 3, ...(f.frames.length ? { frames: f.frames } : {}) });
+            }
           }
-          w.write(table, code.info, fragments, name, { stack: stack.compute(table, code.info, cf.cp), locals, member: m });
+          b = tw.write(table, code.info, fragments, name, { stack: stack.compute(table, code.info, tcf.cp), locals: shift, member: m });
           alone += performance.now() - t2;
         },
       ];
       if (methods % 2) both.reverse();
       both[0]();
       both[1]();
-    }
-  }
+      if (counters && Buffer.compare(Buffer.from(a), Buffer.from(b)) !== 0 && differ++ === 0 && r === 0) (console.log(`differs: ${cf.entry} ${name}`), writeFileSync("/tmp/a.bin", a), writeFileSync("/tmp/b.bin", b));
+    });
+  });
   console.log(
     `round ${r + 1}: decode + blocks + stack ${decode.toFixed(0)} ms, write ${write.toFixed(0)} ms (${bytes} bytes of Code)` +
-      (withLocals ? `; new locals alone: objects ${objects.toFixed(0)} ms, table ${alone.toFixed(0)} ms` : ''),
+      (withLocals ? `; ${counters ? 'counters and new locals' : 'new locals alone'}: objects ${objects.toFixed(0)} ms, table ${alone.toFixed(0)} ms` : '') +
+      (counters ? ` (${differ} methods differ)` : ''),
   );
 }
 console.log(`${jar}: ${classes.length} classes, ${methods} methods`);
-
-/** Instructions that a branch, switch or handler reaches (javac gives each a frame). */
-function targets(t) {
-  if (targetedScratch.length < t.n) targetedScratch = new Uint8Array(2 * t.n);
-  const m = targetedScratch.fill(0, 0, t.n);
-  for (let j = 0; j < t.n; j++) {
-    if (t.target[j] >= 0) m[t.target[j]] = 1;
-    for (let k = 0; t.switchAt[j] >= 0 && k < t.switchCount[j]; k++) m[t.switchTargets[t.switchAt[j] + k]] = 1;
-  }
-  for (let k = 0; k < t.nHandlers; k++) m[t.handlers[4 * k + 2]] = 1;
-  return m;
-}
-
-/** Whether a frame is known before instruction i: it is reached by falling through, or is targeted. */
-function live(t, targeted, i) {
-  return i === 0 || !isTransfer(t.op[i - 1]) || targeted[i] === 1;
-}
-
-function isTransfer(op) {
-  return op === OP.GOTO || op === OP.GOTO_W || op === OP.ATHROW || op === OP.RET || op === OP.TABLESWITCH || op === OP.LOOKUPSWITCH || (op >= OP.IRETURN && op <= OP.RETURN);
-}

@@ -63,14 +63,19 @@ const PUSH = new Int8Array(256).fill(-1);
 }
 
 export class TableFrames {
-  /** The frame before each wanted instruction, or null where none is known (after an unconditional transfer, until a recorded frame). */
-  readonly before = new Map<number, TableFrame | null>();
+  /**
+   * The frame before each wanted instruction, in the order of `wanted`, or null where none is known
+   * (after an unconditional transfer, until a recorded frame). (Not a Map: clearing and filling one
+   * per method allocated more than the simulation.)
+   */
+  readonly before: (TableFrame | null)[] = [];
   private locals: number[] = [];
   private stack: number[] = [];
   private t!: CodeTable;
   private map!: StackMap;
   private cp!: ConstantPool;
   private thisClass = '';
+  private knownAt = new Uint8Array(0);
 
   /**
    * Simulates `t` from its entry (map.initial) and its recorded frames (`map`, decoded) up to the
@@ -78,42 +83,76 @@ export class TableFrames {
    * `entry` and `method` name the class file and method in errors.
    */
   compute(t: CodeTable, map: StackMap, cp: ConstantPool, thisClass: string, wanted: readonly number[], entry: string, method: string): this {
-    this.before.clear();
+    this.before.length = 0;
     if (wanted.length === 0) return this;
     this.t = t;
     this.map = map;
     this.cp = cp;
     this.thisClass = thisClass;
-    this.startFrom(map.initial, 0, map.initial.length, 0, 0);
+    this.startAtEntry(map.initial);
+    // The state is the frame before instruction `pos`. Only the code between a wanted instruction
+    // and the last recorded frame before it is simulated: a recorded frame is what the verifier
+    // takes there, whatever came before.
+    let pos = 0;
     let live = true;
-    let f = 0; // next recorded frame
-    let w = 0; // next wanted instruction
-    const last = wanted[wanted.length - 1]!;
-    for (let i = 0; i <= last; i++) {
-      while (f < map.n && map.at[f]! < i) f++;
-      if (f < map.n && map.at[f]! === i) {
-        this.startFrom(map.types, map.localsAt[f]!, map.nLocals[f]!, map.stackAt[f]!, map.nStack[f]!);
-        live = true;
+    let g = -1; // the last recorded frame at or before the wanted instruction
+    try {
+      for (const i of wanted) {
+        while (g + 1 < map.n && map.at[g + 1]! <= i) g++;
+        if (g >= 0 && map.at[g]! >= pos) {
+          pos = map.at[g]!;
+          this.startFrom(map.types, map.localsAt[g]!, map.nLocals[g]!, map.stackAt[g]!, map.nStack[g]!);
+          live = true;
+        }
+        for (; pos < i && live; pos++) {
+          this.execute(pos);
+          const op = t.baseOp(pos);
+          if (isUnconditionalTransfer(op) || op === OP.JSR || op === OP.JSR_W) live = false;
+        }
+        pos = Math.max(pos, i);
+        this.before.push(live ? this.snapshot() : null);
       }
-      if (wanted[w] === i) {
-        this.before.set(i, live ? this.snapshot() : null);
-        w++;
-      }
-      if (!live || i === last) continue;
-      try {
-        this.execute(i);
-      } catch (e) {
-        if (!(e instanceof SimulationError)) throw e;
-        throw new KomoriumError(`${entry}: method ${method}: frame simulation failed at offset ${t.pc[i]}: ${e.message}`);
-      }
-      const op = t.baseOp(i);
-      if (isUnconditionalTransfer(op) || op === OP.JSR || op === OP.JSR_W) live = false;
+    } catch (e) {
+      if (!(e instanceof SimulationError)) throw e;
+      throw new KomoriumError(`${entry}: method ${method}: frame simulation failed at offset ${t.pc[pos]}: ${e.message}`);
     }
     return this;
   }
 
+  /**
+   * Where a frame is known before an instruction (1) and where not (0: after an unconditional
+   * transfer, until a recorded frame), as compute would find it, without simulating: where a pass
+   * may put a branch whose target needs a frame.
+   */
+  known(t: CodeTable, map: StackMap): Uint8Array {
+    if (this.knownAt.length < t.n) this.knownAt = new Uint8Array(Math.max(t.n, 2 * this.knownAt.length));
+    const out = this.knownAt;
+    let live = true;
+    let f = 0;
+    for (let i = 0; i < t.n; i++) {
+      while (f < map.n && map.at[f]! < i) f++;
+      if (f < map.n && map.at[f]! === i) live = true;
+      out[i] = live ? 1 : 0;
+      const op = t.baseOp(i);
+      if (isUnconditionalTransfer(op) || op === OP.JSR || op === OP.JSR_W) live = false;
+    }
+    return out;
+  }
+
+  /** The implicit initial frame's locals expanded into slots, and an empty stack. */
+  private startAtEntry(entries: readonly number[]): void {
+    const locals = this.locals;
+    locals.length = 0;
+    for (let k = 0; k < entries.length; k++) {
+      const v = entries[k]!;
+      locals.push(v);
+      if (isWide(v)) locals.push(ITEM.Top);
+    }
+    this.stack.length = 0;
+  }
+
   /** Locals `entries[at..+count]` expanded into slots, and the stack `types[stackAt..+nStack]` of the map. */
-  private startFrom(entries: ArrayLike<number>, at: number, count: number, stackAt: number, nStack: number): void {
+  private startFrom(entries: Int32Array, at: number, count: number, stackAt: number, nStack: number): void {
     const locals = this.locals;
     locals.length = 0;
     for (let k = at; k < at + count; k++) {

@@ -27,10 +27,14 @@ export const vtUninitialized = (insn: number): number => ITEM.Uninitialized | (i
 /** Local variable slots a type takes. */
 const slots = (v: number): number => (v === ITEM.Long || v === ITEM.Double ? 2 : 1);
 
-/** New locals at slot `at`, one single-slot verification type each (edit/method-editor.ts insertLocals on the table). */
+/**
+ * New locals at slot `at`, one single-slot verification type each (edit/method-editor.ts
+ * insertLocals on the table). A type may be a class name (arrays by descriptor) instead of an int:
+ * its Class entry is then added only when a frame written out names it, as the object writer adds it.
+ */
 export interface LocalShift {
   at: number;
-  types: readonly number[];
+  types: readonly (number | string)[];
   /** The new locals are parameters of the method as written, so its implicit initial frame has them. */
   parameters: boolean;
 }
@@ -73,6 +77,12 @@ export class StackMap {
   private used = 0;
   private readonly canon = new Map<number, number>();
   private cp!: ConstantPool;
+  /** The method and StackMapTable last read (see setInitial and decode). */
+  private method: object | null = null;
+  private decoded: ArrayBufferLike | null = null;
+  private decodedAt = 0;
+  private decodedLength = 0;
+  private decodedTable: CodeTable | null = null;
   /** Class file, for errors. */
   private entry = '';
 
@@ -81,6 +91,10 @@ export class StackMap {
    * whose pool is `cp` (`entry` names the class file in errors).
    */
   setInitial(cp: ConstantPool, entry: string, thisClass: string, method: { access: number; name: string; desc: string }): this {
+    // framesKnown and then write read the same method: the second reading is the first.
+    if (cp === this.cp && method === this.method) return this;
+    this.method = method;
+    this.decoded = null;
     if (cp !== this.cp) this.canon.clear();
     this.cp = cp;
     this.entry = entry;
@@ -135,6 +149,11 @@ export class StackMap {
 
   /** Reads the StackMapTable attribute's body `body` of the method of `t` (after setInitial). */
   decode(t: CodeTable, body: Uint8Array, method: string): this {
+    if (this.decoded === body.buffer && this.decodedAt === body.byteOffset && this.decodedLength === body.length && this.decodedTable === t) return this;
+    this.decoded = body.buffer;
+    this.decodedAt = body.byteOffset;
+    this.decodedLength = body.length;
+    this.decodedTable = t;
     this.n = 0;
     this.used = 0;
     const bad = (what: string): never => {
@@ -249,7 +268,7 @@ export class StackMap {
   }
 
   /** Frame f's locals, with `shift` applied. */
-  localsOf(f: number, shift: LocalShift | undefined): number[] {
+  localsOf(f: number, shift: (LocalShift & { types: readonly number[] }) | undefined): number[] {
     const s = this.localsAt[f]!;
     const list = Array.from(this.types.subarray(s, s + this.nLocals[f]!));
     return shift ? shifted(list, shift) : list;
@@ -262,7 +281,8 @@ export class StackMap {
    * an added frame, it gets the most compact one, as the object writer chooses. Where an added frame
    * falls on a frame read, the one read is written, as the object writer keeps the first.
    */
-  encode(w: ByteWriter, landing: Int32Array, newPc: Int32Array, shift: LocalShift | undefined, added: readonly AddedFrame[] = []): void {
+  encode(w: ByteWriter, landing: Int32Array, newPc: Int32Array, named: LocalShift | undefined, added: readonly AddedFrame[] = []): void {
+    const shift = named && { ...named, types: named.types.map((v) => (typeof v === 'string' ? this.objectNamed(v) : v)) };
     const countAt = w.reserve(2);
     let count = 0;
     let prev = shift?.parameters ? shifted(this.initial.slice(), shift) : this.initial.slice();
@@ -322,7 +342,7 @@ export class StackMap {
 }
 
 /** `list` (locals as entries: a long or double is one) with shift's types at slot shift.at. */
-export function shifted(list: number[], shift: LocalShift): number[] {
+export function shifted(list: number[], shift: LocalShift & { types: readonly number[] }): number[] {
   const out: number[] = [];
   let slot = 0;
   let k = 0;

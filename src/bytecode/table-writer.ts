@@ -29,7 +29,7 @@ import { ClassFormatError } from '../errors.js';
 import { ByteWriter } from './byte-writer.js';
 import { fit } from './scratch.js';
 import type { TableStack } from '../analysis/table-stack.js';
-import type { CodeTable } from './code-table.js';
+import { codeAttribute, type CodeTable } from './code-table.js';
 import { Fmt, OP, OPCODE_FORMATS, implicitVarBase, implicitVarIndex, implicitVarOpcode } from './opcodes.js';
 import { StackMap, StraddledSlot, type AddedFrame, type LocalShift } from './stack-map.js';
 import { TableFrames } from '../analysis/table-frames.js';
@@ -131,6 +131,16 @@ export class TableWriter {
     }
     this.attributes(t, info, insertions, method, w, options);
     return w.finish();
+  }
+
+  /**
+   * Where a frame is known before each instruction of `t` (1) and where not (0: dead code after an
+   * unconditional transfer): a fragment before instruction i may ask for frames only where it is 1.
+   * Valid until the next call.
+   */
+  framesKnown(t: CodeTable, info: Uint8Array, member: { access: number; name: string; desc: string }, method: string): Uint8Array {
+    const body = codeAttribute(t, info, this.cp, 'StackMapTable') ?? NO_FRAMES;
+    return scratchFrames.known(t, scratchMap.setInitial(this.cp, this.entry, this.thisClass, member).decode(t, body, method));
   }
 
   /** A long or double in slots at - 1 and at cannot be split by renumbering (shiftLocals moves it; not here yet). */
@@ -355,9 +365,11 @@ export class TableWriter {
     if (wanted.length === 0) return [];
     const frames = scratchFrames.compute(t, map, this.cp, this.thisClass, wanted, this.entry, method).before;
     const added: AddedFrame[] = [];
+    let w = 0;
     insertions.forEach((ins, k) => {
-      if (ins.frames === undefined) return;
-      const f = frames.get(ins.before);
+      if (ins.frames === undefined || ins.frames.length === 0) return;
+      while (wanted[w] !== ins.before) w++;
+      const f = frames[w];
       if (!f) throw new Error(`method ${method}: no frame is known before instruction ${ins.before} (dead code), where a fragment branches`);
       for (const at of ins.frames) added.push({ offset: this.insStart[k]! + at, locals: f.locals, stack: f.stack });
     });
