@@ -22,7 +22,7 @@ import { Fmt, OP, OPCODE_FORMATS } from '../src/bytecode/opcodes.js';
 import { ENTRY, TableWriter, TableWriterLimit, type Insertion } from '../src/bytecode/table-writer.js';
 import { readZip, writeZip } from '../src/jar/zip.js';
 import { field, invoke, load, op, pushInt } from '../src/bytecode/emit.js';
-import { Fragment } from '../src/bytecode/fragment.js';
+import { CounterRefs, counterFragment } from '../src/kinds/komorium/body/counter-fragment.js';
 import { debianClasspathFor, debianJar, jflexJavaFlex, type DebianJarName } from './support/corpus.js';
 import { runJava, tmpDir } from './support/java.js';
 import { verifyJar } from './support/verify.js';
@@ -97,41 +97,12 @@ const BRANCHING = Uint8Array.of(OP.ICONST_0, OP.IFNE, 0, 5, OP.ICONST_0, OP.POP)
 
 const TC = 'komorium/runtime/TC';
 
-/** The runtime members a counter names, resolved once per class, when first needed (in the order the object pipeline adds them). */
-class CounterRefs {
-  private counterRef = -1;
-  private sampleRef = -1;
-  /** One builder for a class's fragments, reset per method. */
-  readonly fragment: Fragment;
-  constructor(readonly cp: ClassFile['cp']) {
-    this.fragment = new Fragment(cp);
-  }
-  get counter(): number {
-    if (this.counterRef < 0) this.counterRef = this.cp.fieldrefIndex(TC, 'instrCounter', 'I');
-    return this.counterRef;
-  }
-  get sample(): number {
-    if (this.sampleRef < 0) this.sampleRef = this.cp.methodrefIndex(TC, 'triggerSampling', '([II)V');
-    return this.sampleRef;
-  }
-}
-
 /** body/counter.ts's field counter of a piece of `n` instructions, checked when `skip` is given; tc, stack and sp in locals at, at + 1, at + 2. */
 function counterNodes(cp: ClassFile['cp'], n: number, skip: Label | null, at: number): Node[] {
   const out: Node[] = [load(OP.ALOAD, at), op(OP.DUP), field(cp, OP.GETFIELD, TC, 'instrCounter', 'I'), pushInt(cp, n), op(OP.ISUB)];
   if (skip === null) return [...out, field(cp, OP.PUTFIELD, TC, 'instrCounter', 'I')];
   out.push(op(OP.DUP_X1), field(cp, OP.PUTFIELD, TC, 'instrCounter', 'I'), { op: OP.IFGT, target: skip }, load(OP.ALOAD, at), load(OP.ALOAD, at + 1), load(OP.ILOAD, at + 2));
   return [...out, invoke(cp, OP.INVOKEVIRTUAL, TC, 'triggerSampling', '([II)V'), skip];
-}
-
-/** The same, as a fragment. */
-function counterFragment(refs: CounterRefs, n: number, framed: boolean, check: boolean, at: number) {
-  const f = refs.fragment;
-  f.local(OP.ALOAD, at).op(OP.DUP).ref(OP.GETFIELD, refs.counter).pushInt(n).op(OP.ISUB);
-  if (!check) return f.ref(OP.PUTFIELD, refs.counter).finish();
-  const skip = f.label(framed);
-  f.op(OP.DUP_X1).ref(OP.PUTFIELD, refs.counter).jump(OP.IFGT, skip).local(OP.ALOAD, at).local(OP.ALOAD, at + 1).local(OP.ILOAD, at + 2);
-  return f.ref(OP.INVOKEVIRTUAL, refs.sample).place(skip).finish();
 }
 
 /** Where a method's new locals go: after its parameters, as Komorium's extra arguments do. */
@@ -228,7 +199,7 @@ function localsAgainstObjects(classes: { name: string; data: Uint8Array }[], mod
               const skip = frame ? new Label() : null;
               nodes.push(...counterNodes(objects.cp, size, skip, at));
               if (skip && framed) ir.frames!.set(skip, shiftFrame(frame!, at, vtypes, -1));
-              const f = counterFragment(refs, size, frame != null && framed, frame != null, at);
+              const f = counterFragment(refs, size, frame != null, frame != null && framed, at);
               insertions.push({ before: insn, bytes: f.bytes, stack: 3, ...(f.frames.length ? { frames: f.frames } : {}) });
             } else if (starts && frame) {
               const skip = new Label();
@@ -315,69 +286,19 @@ describe('table writer', () => {
     expect(methods).toBeGreaterThan(3000);
   });
 
-  it.each<DebianJarName>(['guava', 'ecj', 'jflex'])('inserts code before every block of %s, and HotSpot verifies it as it did the original', (jar) => {
-    const work = tmpDir('komorium-table-writer-');
-    const { entries, limits } = rewriteJar(debianJar(jar), nopsBeforeBlocks());
-    expect(limits).toEqual([]);
-    const out = join(work, `${jar}.jar`);
-    writeFileSync(out, writeZip(entries, new Date(Date.UTC(1980, 1, 1))));
-    const cp = debianClasspathFor(jar).filter((p) => p !== debianJar(jar));
-    const before = verifyJar(debianJar(jar), cp);
-    const after = verifyJar(out, cp);
-    expect(after.classes).toBe(before.classes);
-    expect(after.verifyErrors).toEqual([]);
-    expect(after.verified).toBe(before.verified);
-    expect(after.verified).toBeGreaterThan(0.9 * after.classes);
-  });
-
-  it('inserts code before every block of JFlex, which writes the same scanner', async () => {
-    const work = tmpDir('komorium-table-writer-jflex-');
-    const jar = debianJar('jflex');
-    const cp = debianClasspathFor('jflex').filter((p) => p !== jar);
-    const out = join(work, 'jflex-nops.jar');
-    writeFileSync(out, writeZip(rewriteJar(jar, nopsBeforeBlocks()).entries, new Date(Date.UTC(1980, 1, 1))));
-    const run = async (jarPath: string, dir: string) => {
-      mkdirSync(dir);
-      const r = await runJava({ cp: [jarPath, ...cp], main: 'jflex.Main', args: ['-d', dir, jflexJavaFlex()] });
-      expect(r.code, r.stderr).toBe(0);
-      return { stdout: r.stdout.replaceAll(dir, '<out>'), scanner: readFileSync(join(dir, 'Scanner.java'), 'utf8'), files: readdirSync(dir) };
-    };
-    const plain = await run(jar, join(work, 'plain'));
-    const nops = await run(out, join(work, 'nops'));
-    expect(nops).toEqual(plain);
-    expect(plain.scanner.length).toBeGreaterThan(10_000);
-  });
-
-  it.each<DebianJarName>(['guava', 'ecj', 'rhino', 'commons-lang3'])(
-    'inserts locals into every method of %s as the object pipeline does, byte for byte',
-    (jar) => {
-      const { methods, straddled, wrong } = localsAgainstObjects(classesOf(debianJar(jar)));
-      expect(wrong.slice(0, 10)).toEqual([]);
-      expect(methods).toBeGreaterThan(3000);
-      expect(straddled).toBe(0);
-    },
-    60_000,
-  );
-
-  it.each<DebianJarName>(['guava', 'ecj', 'rhino', 'commons-lang3'])(
-    'inserts a fragment that branches, with the frame its target needs, before every block of %s as the object pipeline does',
-    (jar) => {
-      const { methods, wrong } = localsAgainstObjects(classesOf(debianJar(jar)), 'branching');
-      expect(wrong.slice(0, 10)).toEqual([]);
-      expect(methods).toBeGreaterThan(3000);
-    },
-    60_000,
-  );
-
-  it.each<DebianJarName>(['guava', 'ecj', 'rhino', 'commons-lang3'])(
-    "inserts Komorium's counters and checks, built as fragments, before every block of %s as the object pipeline does",
-    (jar) => {
-      const { methods, wrong } = localsAgainstObjects(classesOf(debianJar(jar)), 'counters');
-      expect(wrong.slice(0, 10)).toEqual([]);
-      expect(methods).toBeGreaterThan(3000);
-    },
-    60_000,
-  );
+  const EDITS = {
+    locals: 'three new locals',
+    branching: 'new locals and a fragment that branches, with the frame its target needs, before every block',
+    counters: "new locals and Komorium's counters and checks, built as fragments, before every block",
+  } as const;
+  it.each(
+    (Object.keys(EDITS) as (keyof typeof EDITS)[]).flatMap((mode) => (['guava', 'ecj', 'rhino', 'commons-lang3'] as const).map((jar) => [EDITS[mode], jar, mode] as const)),
+  )('%s in every method of %s: the object pipeline\'s bytes', (_edit, jar, mode) => {
+    const { methods, straddled, wrong } = localsAgainstObjects(classesOf(debianJar(jar)), mode);
+    expect(wrong.slice(0, 10)).toEqual([]);
+    expect(methods).toBeGreaterThan(3000);
+    expect(straddled).toBe(0);
+  }, 60_000);
 
   it('keeps a full_frame that a shorter frame type could replace, as the object pipeline does', () => {
     // javac picks the shortest frame type, so the input is commons-lang3 with every frame rewritten as a full_frame.
@@ -397,51 +318,44 @@ describe('table writer', () => {
     expect(methods).toBeGreaterThan(3000);
   });
 
-  it.each<DebianJarName>(['guava', 'jflex'])('inserts locals into every method of %s, and HotSpot verifies it as it did the original', (jar) => {
-    const work = tmpDir('komorium-table-writer-locals-');
-    const { entries, limits } = rewriteJar(debianJar(jar), newLocalsEverywhere());
+  /** Edits whose output HotSpot must verify as it verified the original, and JFlex must run the same. */
+  const RUN: [string, () => Edit, DebianJarName[]][] = [
+    ['code before every block and every new', nopsBeforeBlocks, ['guava', 'ecj', 'jflex']],
+    ['new locals, given values at the entry and used in every block, with a branch and its frame', newLocalsEverywhere, ['guava', 'jflex']],
+    ['code after every call, and every iconst written as bipush', afterCallsAndReplaced, ['guava']],
+  ];
+
+  it.each(RUN.flatMap(([what, edit, jars]) => jars.map((jar) => [what, jar, edit] as const)))('%s in %s: HotSpot verifies it as it did the original', (_what, jar, edit) => {
+    const work = tmpDir('komorium-table-writer-');
+    const { entries, limits } = rewriteJar(debianJar(jar), edit());
     expect(limits).toEqual([]);
     const out = join(work, `${jar}.jar`);
     writeFileSync(out, writeZip(entries, new Date(Date.UTC(1980, 1, 1))));
     const cp = debianClasspathFor(jar).filter((p) => p !== debianJar(jar));
     const before = verifyJar(debianJar(jar), cp);
     const after = verifyJar(out, cp);
+    expect(after.classes).toBe(before.classes);
     expect(after.verifyErrors).toEqual([]);
     expect(after.verified).toBe(before.verified);
+    expect(after.verified).toBeGreaterThan(0.9 * after.classes);
   });
 
-  it('inserts locals into every method of JFlex, which writes the same scanner', async () => {
-    const work = tmpDir('komorium-table-writer-jflex-locals-');
+  it.each(RUN.map(([what, edit]) => [what, edit] as const))('%s in JFlex: it writes the same scanner', async (_what, edit) => {
+    const work = tmpDir('komorium-table-writer-jflex-');
     const jar = debianJar('jflex');
     const cp = debianClasspathFor('jflex').filter((p) => p !== jar);
-    const out = join(work, 'jflex-locals.jar');
-    writeFileSync(out, writeZip(rewriteJar(jar, newLocalsEverywhere()).entries, new Date(Date.UTC(1980, 1, 1))));
-    const plain = await runJava({ cp: [jar, ...cp], main: 'jflex.Main', args: ['-d', join(work, 'plain'), jflexJavaFlex()] });
-    const locals = await runJava({ cp: [out, ...cp], main: 'jflex.Main', args: ['-d', join(work, 'locals'), jflexJavaFlex()] });
-    expect(locals.code, locals.stderr).toBe(0);
-    expect(readFileSync(join(work, 'locals', 'Scanner.java'), 'utf8')).toBe(readFileSync(join(work, 'plain', 'Scanner.java'), 'utf8'));
-  });
-
-  it('runs fall-through code after every call and writes every iconst as bipush: HotSpot verifies guava, and JFlex writes the same scanner', async () => {
-    const work = tmpDir('komorium-table-writer-after-');
-    const guava = rewriteJar(debianJar('guava'), afterCallsAndReplaced());
-    expect(guava.limits).toEqual([]);
-    const out = join(work, 'guava.jar');
-    writeFileSync(out, writeZip(guava.entries, new Date(Date.UTC(1980, 1, 1))));
-    const gcp = debianClasspathFor('guava').filter((p) => p !== debianJar('guava'));
-    const after = verifyJar(out, gcp);
-    expect(after.verifyErrors).toEqual([]);
-    expect(after.verified).toBe(verifyJar(debianJar('guava'), gcp).verified);
-
-    const jar = debianJar('jflex');
-    const cp = debianClasspathFor('jflex').filter((p) => p !== jar);
-    const jflex = join(work, 'jflex.jar');
-    writeFileSync(jflex, writeZip(rewriteJar(jar, afterCallsAndReplaced()).entries, new Date(Date.UTC(1980, 1, 1))));
-    const plain = await runJava({ cp: [jar, ...cp], main: 'jflex.Main', args: ['-d', join(work, 'plain'), jflexJavaFlex()] });
-    const changed = await runJava({ cp: [jflex, ...cp], main: 'jflex.Main', args: ['-d', join(work, 'changed'), jflexJavaFlex()] });
-    expect(changed.code, changed.stderr).toBe(0);
-    expect(plain.code).toBe(0);
-    expect(readFileSync(join(work, 'changed', 'Scanner.java'), 'utf8')).toBe(readFileSync(join(work, 'plain', 'Scanner.java'), 'utf8'));
+    const out = join(work, 'jflex-edited.jar');
+    writeFileSync(out, writeZip(rewriteJar(jar, edit()).entries, new Date(Date.UTC(1980, 1, 1))));
+    const run = async (jarPath: string, dir: string) => {
+      mkdirSync(dir);
+      const r = await runJava({ cp: [jarPath, ...cp], main: 'jflex.Main', args: ['-d', dir, jflexJavaFlex()] });
+      expect(r.code, r.stderr).toBe(0);
+      return { stdout: r.stdout.replaceAll(dir, '<out>'), scanner: readFileSync(join(dir, 'Scanner.java'), 'utf8'), files: readdirSync(dir) };
+    };
+    const plain = await run(jar, join(work, 'plain'));
+    const edited = await run(out, join(work, 'edited'));
+    expect(edited).toEqual(plain);
+    expect(plain.scanner.length).toBeGreaterThan(10_000);
   });
 
   it('lands jumps to the instruction after a call past the code that only falls through', () => {

@@ -47,7 +47,7 @@ const { simulateFrames } = await import(join(DIST, 'analysis/frames.js'));
 const { Label, isLabel } = await import(join(DIST, 'bytecode/ir.js'));
 const { OP } = await import(join(DIST, 'bytecode/opcodes.js'));
 const { field, invoke, load, op, pushInt } = await import(join(DIST, 'bytecode/emit.js'));
-const { Fragment } = await import(join(DIST, 'bytecode/fragment.js'));
+const { CounterRefs, counterFragment } = await import(join(DIST, 'kinds/komorium/body/counter-fragment.js'));
 const TC = 'komorium/runtime/TC';
 
 /** body/counter.ts's field counter of `n` instructions, checked when `skip` is given; tc, stack, sp in locals at … at + 2. */
@@ -56,33 +56,6 @@ function counterNodes(cp, n, skip, at) {
   if (skip === null) return [...out, field(cp, OP.PUTFIELD, TC, 'instrCounter', 'I')];
   out.push(op(OP.DUP_X1), field(cp, OP.PUTFIELD, TC, 'instrCounter', 'I'), { op: OP.IFGT, target: skip }, load(OP.ALOAD, at), load(OP.ALOAD, at + 1), load(OP.ILOAD, at + 2));
   return [...out, invoke(cp, OP.INVOKEVIRTUAL, TC, 'triggerSampling', '([II)V'), skip];
-}
-
-/** The runtime members a counter names, resolved once per class when first needed. */
-class CounterRefs {
-  counterRef = -1;
-  sampleRef = -1;
-  constructor(cp) {
-    this.cp = cp;
-    this.fragment = new Fragment(cp);
-  }
-  get counter() {
-    if (this.counterRef < 0) this.counterRef = this.cp.fieldrefIndex(TC, 'instrCounter', 'I');
-    return this.counterRef;
-  }
-  get sample() {
-    if (this.sampleRef < 0) this.sampleRef = this.cp.methodrefIndex(TC, 'triggerSampling', '([II)V');
-    return this.sampleRef;
-  }
-}
-
-function counterFragment(refs, n, framed, check, at) {
-  const f = refs.fragment;
-  f.local(OP.ALOAD, at).op(OP.DUP).ref(OP.GETFIELD, refs.counter).pushInt(n).op(OP.ISUB);
-  if (!check) return f.ref(OP.PUTFIELD, refs.counter).finish();
-  const skip = f.label(framed);
-  f.op(OP.DUP_X1).ref(OP.PUTFIELD, refs.counter).jump(OP.IFGT, skip).local(OP.ALOAD, at).local(OP.ALOAD, at + 1).local(OP.ILOAD, at + 2);
-  return f.ref(OP.INVOKEVIRTUAL, refs.sample).place(skip).finish();
 }
 
 /** The object pipeline's way: a counter before every block start, checked where the frame is known. */
@@ -189,7 +162,7 @@ for (let r = 0; r < rounds; r++) {
             for (let x = 0; x < blocks.count; x++) {
               const s = blocks.starts[x];
               const check = known === null || known[s] === 1;
-              const f = counterFragment(refs, (x + 1 < blocks.count ? blocks.starts[x + 1] : table.n) - s, check && framed, check, shift.at);
+              const f = counterFragment(refs, (x + 1 < blocks.count ? blocks.starts[x + 1] : table.n) - s, check, check && framed, shift.at);
               fragments.push({ before: s, bytes: f.bytes, stack: 3, ...(f.frames.length ? { frames: f.frames } : {}) });
             }
           }
