@@ -148,8 +148,8 @@ function classesOf(jar: string): { name: string; data: Uint8Array }[] {
  * constant pool entries each adds are compared too. Methods where a long or double straddles the
  * new slot are counted apart (the table writer does not move one yet).
  */
-function localsAgainstObjects(classes: { name: string; data: Uint8Array }[], mode: 'locals' | 'branching' | 'counters' = 'locals') {
-  const branching = mode !== 'locals';
+function localsAgainstObjects(classes: { name: string; data: Uint8Array }[], mode: 'locals' | 'branching' | 'counters' | 'catchall' = 'locals') {
+  const branching = mode === 'branching' || mode === 'counters';
   const stack = new TableStack();
   const blocks = new TableBlocks();
   const t = new CodeTable();
@@ -213,10 +213,11 @@ function localsAgainstObjects(classes: { name: string; data: Uint8Array }[], mod
         });
         ir.nodes = nodes;
       }
+      const handlers = mode === 'catchall' && m.name !== '<init>' ? catchAll(ir, insertions, t.n, objects.major >= 50) : [];
       const expected = writeCode(objects, m, ir).info;
       let got: Uint8Array;
       try {
-        got = w.write(t, info, insertions, name, { stack: stack.compute(t, info, table.cp), locals: { at, types, parameters: false }, member: m });
+        got = w.write(t, info, insertions, name, { stack: stack.compute(t, info, table.cp), locals: { at, types, parameters: false }, member: m, handlers });
       } catch (err) {
         wrong.push(`${e.name} ${name}: ${(err as Error).message}`);
         return;
@@ -226,6 +227,22 @@ function localsAgainstObjects(classes: { name: string; data: Uint8Array }[], mod
     if (table.cp.size !== objects.cp.size) wrong.push(`${e.name}: constant pool of ${table.cp.size} entries, the object pipeline's ${objects.cp.size}`);
   }
   return { methods, straddled, wrong };
+}
+
+/**
+ * A handler over the whole method that rethrows (`athrow`, its frame all Top and a Throwable), as
+ * Komorium's catch-all is made: appended to the object code, and returned as the table writer's
+ * insertion (at the end) and exception table entry.
+ */
+function catchAll(ir: ReturnType<typeof readCode>, insertions: Insertion[], n: number, framed: boolean) {
+  const start = new Label();
+  const end = new Label();
+  const handler = new Label();
+  ir.nodes = [start, ...ir.nodes, end, handler, op(OP.ATHROW)];
+  ir.tryCatch.push({ start, end, handler, catchType: null, catchTypeIndex: 0 });
+  if (framed) (ir.frames ??= new Map()).set(handler, { locals: [], stack: ['Ljava/lang/Throwable;'] });
+  insertions.push({ before: n, bytes: Uint8Array.of(OP.ATHROW), stack: 1, ...(framed ? { ownFrames: [{ at: 0, locals: [], stack: ['java/lang/Throwable'] }] } : {}) });
+  return [{ start: 0, end: n, handler: insertions.length - 1, catchType: 0 }];
 }
 
 /**
@@ -247,6 +264,16 @@ function afterCallsAndReplaced(): Edit {
 }
 
 const AFTER_CALL = Uint8Array.of(OP.ICONST_0, OP.POP);
+
+/** A handler that rethrows over every method but constructors (whose `this` starts uninitialized). */
+function catchAllEverywhere(): Edit {
+  return (t, info, w, method, m, cf) => {
+    if (m.name === '<init>') return info;
+    const frames = cf.major >= 50 ? { ownFrames: [{ at: 0, locals: [], stack: ['java/lang/Throwable'] }] } : {};
+    const insertions: Insertion[] = [{ before: t.n, bytes: Uint8Array.of(OP.ATHROW), stack: 1, ...frames }];
+    return w.write(t, info, insertions, method, { member: m, handlers: [{ start: 0, end: t.n, handler: 0, catchType: 0 }] });
+  };
+}
 
 describe('table writer', () => {
   it.each<DebianJarName>(['guava', 'ecj', 'rhino', 'commons-lang3'])('writes every method of %s back byte for byte', (jar) => {
@@ -290,6 +317,7 @@ describe('table writer', () => {
     locals: 'three new locals',
     branching: 'new locals and a fragment that branches, with the frame its target needs, before every block',
     counters: "new locals and Komorium's counters and checks, built as fragments, before every block",
+    catchall: 'new locals and a handler over the whole method that rethrows',
   } as const;
   it.each(
     (Object.keys(EDITS) as (keyof typeof EDITS)[]).flatMap((mode) => (['guava', 'ecj', 'rhino', 'commons-lang3'] as const).map((jar) => [EDITS[mode], jar, mode] as const)),
@@ -323,6 +351,7 @@ describe('table writer', () => {
     ['code before every block and every new', nopsBeforeBlocks, ['guava', 'ecj', 'jflex']],
     ['new locals, given values at the entry and used in every block, with a branch and its frame', newLocalsEverywhere, ['guava', 'jflex']],
     ['code after every call, and every iconst written as bipush', afterCallsAndReplaced, ['guava']],
+    ['a handler that rethrows over every method but constructors', catchAllEverywhere, ['guava', 'jflex']],
   ];
 
   it.each(RUN.flatMap(([what, edit, jars]) => jars.map((jar) => [what, jar, edit] as const)))('%s in %s: HotSpot verifies it as it did the original', (_what, jar, edit) => {
@@ -336,6 +365,7 @@ describe('table writer', () => {
     const after = verifyJar(out, cp);
     expect(after.classes).toBe(before.classes);
     expect(after.verifyErrors).toEqual([]);
+    expect(after.other).toEqual(before.other);
     expect(after.verified).toBe(before.verified);
     expect(after.verified).toBeGreaterThan(0.9 * after.classes);
   });

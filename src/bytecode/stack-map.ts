@@ -42,8 +42,11 @@ export interface LocalShift {
 /** A frame for code that was not there: at a new offset, locals as StackMapTable entries. */
 export interface AddedFrame {
   offset: number;
-  locals: number[];
-  stack: number[];
+  /** As StackMapTable entries; class names are Object types of those classes. */
+  locals: readonly (number | string)[];
+  stack: readonly (number | string)[];
+  /** The locals already hold the new locals (else they are inserted, as in every frame read). */
+  asWritten?: boolean;
 }
 
 /** What a shift cannot do: split a long or double that holds slots at - 1 and at. */
@@ -293,8 +296,11 @@ export class StackMap {
       for (; a < added.length && added[a]!.offset <= offset; a++) {
         const x = added[a]!;
         if (x.offset === offset || x.offset === prevOffset) continue;
-        const locals = shift ? shifted(x.locals.slice(), shift) : x.locals;
-        prev = this.frame(w, prevOffset < 0 ? x.offset : x.offset - prevOffset - 1, -1, locals, x.stack, 0, x.stack.length, prev, newPc);
+        const named = (v: number | string): number => (typeof v === 'string' ? this.objectNamed(v) : v);
+        const own = x.locals.map(named);
+        const locals = shift && !x.asWritten ? shifted(own, shift) : own;
+        const stack = x.stack.map(named);
+        prev = this.frame(w, prevOffset < 0 ? x.offset : x.offset - prevOffset - 1, -1, locals, stack, 0, stack.length, prev, newPc);
         prevOffset = x.offset;
         count++;
       }

@@ -56,6 +56,12 @@ export interface Insertion {
    */
   frames?: readonly number[];
   /**
+   * Stack map frames given outright, at offsets in `bytes`: an exception handler's, say, which no
+   * instruction's frame describes. Locals as written (the new locals included), a type an int of
+   * stack-map.ts or a class name.
+   */
+  ownFrames?: readonly { at: number; locals: readonly (number | string)[]; stack: readonly (number | string)[] }[];
+  /**
    * Code that runs only when instruction `before - 1` falls through into `before` (after a call,
    * say): jumps to `before` land after it. Such insertions go first among those at `before`.
    */
@@ -81,6 +87,12 @@ export interface WriteOptions {
    * instruction reaches them. Not for branches, switches, or loads and stores (which a shift renumbers).
    */
   replace?: ReadonlyMap<number, Uint8Array>;
+  /**
+   * Exception table entries after the method's own: the code from what is inserted before
+   * instruction `start` up to what is inserted before `end` (n: the end of the original code),
+   * handled at the start of insertion `handler` (an index in the insertions).
+   */
+  handlers?: readonly { start: number; end: number; handler: number; catchType: number }[];
 }
 
 const u2 = (b: Uint8Array, p: number): number => (b[p]! << 8) | b[p + 1]!;
@@ -114,14 +126,15 @@ export class TableWriter {
     if (replace !== undefined) checkReplacements(t, replace, method);
     const codeLength = this.layout(t, insertions, locals, replace);
     const w = new ByteWriter(info.length + codeLength - t.codeLength + 64);
-    w.u2(stack === undefined ? t.maxStack : maxStack(t, insertions, stack, method));
+    w.u2(maxStack(t, insertions, stack, method));
     const maxLocals = t.maxLocals + (locals?.types.length ?? 0);
     if (maxLocals > 0xffff) throw new TableWriterLimit(`method ${method}: max_locals would be ${maxLocals}`);
     w.u2(maxLocals);
     w.u4(codeLength);
     const codeAt = w.reserve(codeLength);
     this.code(t, insertions, w.buffer.subarray(codeAt, codeAt + codeLength), method, locals, replace);
-    w.u2(t.nHandlers);
+    const countAt = w.reserve(2);
+    let count = t.nHandlers;
     const h = t.handlers;
     for (let k = 0; k < t.nHandlers; k++) {
       w.u2(this.landing[h[4 * k]!]!);
@@ -129,6 +142,20 @@ export class TableWriter {
       w.u2(this.landing[h[4 * k + 2]!]!);
       w.u2(h[4 * k + 3]!);
     }
+    for (const x of options.handlers ?? []) {
+      const from = this.landing[x.start]!;
+      const to = this.landing[x.end]!;
+      if (x.handler < 0 || x.handler >= insertions.length) throw new Error(`method ${method}: a handler at insertion ${x.handler}, which is not one`);
+      // A range with nothing in it is left out, as the object writer leaves it (HotSpot rejects it).
+      if (from >= to) continue;
+      w.u2(from);
+      w.u2(to);
+      w.u2(this.insStart[x.handler]!);
+      w.u2(x.catchType);
+      count++;
+    }
+    if (count > 0xffff) throw new TableWriterLimit(`method ${method}: ${count} exception table entries`);
+    put2(w.buffer, countAt, count);
     this.attributes(t, info, insertions, method, w, options);
     return w.finish();
   }
@@ -253,7 +280,7 @@ export class TableWriter {
   private attributes(t: CodeTable, info: Uint8Array, insertions: readonly Insertion[], method: string, w: ByteWriter, options: WriteOptions): void {
     const shift = options.locals;
     const inserted = insertions.length > 0;
-    const framed = insertions.some((ins) => ins.frames !== undefined && ins.frames.length > 0);
+    const framed = insertions.some((ins) => (ins.frames !== undefined && ins.frames.length > 0) || (ins.ownFrames !== undefined && ins.ownFrames.length > 0));
     let sawFrames = false;
     let p = t.attributesAt;
     const count = u2(info, p);
@@ -362,16 +389,19 @@ export class TableWriter {
       if (ins.before < 0 || ins.before >= t.n) throw new Error(`method ${method}: a fragment at ${ins.before} asks for frames; only one before an instruction can`);
       if (wanted[wanted.length - 1] !== ins.before) wanted.push(ins.before);
     }
-    if (wanted.length === 0) return [];
-    const frames = scratchFrames.compute(t, map, this.cp, this.thisClass, wanted, this.entry, method).before;
+    const frames = wanted.length === 0 ? [] : scratchFrames.compute(t, map, this.cp, this.thisClass, wanted, this.entry, method).before;
     const added: AddedFrame[] = [];
     let w = 0;
     insertions.forEach((ins, k) => {
-      if (ins.frames === undefined || ins.frames.length === 0) return;
-      while (wanted[w] !== ins.before) w++;
-      const f = frames[w];
-      if (!f) throw new Error(`method ${method}: no frame is known before instruction ${ins.before} (dead code), where a fragment branches`);
-      for (const at of ins.frames) added.push({ offset: this.insStart[k]! + at, locals: f.locals, stack: f.stack });
+      const start = added.length;
+      if (ins.frames !== undefined && ins.frames.length > 0) {
+        while (wanted[w] !== ins.before) w++;
+        const f = frames[w];
+        if (!f) throw new Error(`method ${method}: no frame is known before instruction ${ins.before} (dead code), where a fragment branches`);
+        for (const at of ins.frames) added.push({ offset: this.insStart[k]! + at, locals: f.locals, stack: f.stack });
+      }
+      for (const f of ins.ownFrames ?? []) added.push({ offset: this.insStart[k]! + f.at, locals: f.locals, stack: f.stack, asWritten: true });
+      if (ins.ownFrames?.length && ins.frames?.length) sortFrom(added, start);
     });
     return added;
   }
@@ -441,10 +471,20 @@ export class TableWriter {
 }
 
 /** max_stack with room for each insertion's words above the depth where it runs. */
-function maxStack(t: CodeTable, insertions: readonly Insertion[], stack: TableStack, method: string): number {
-  let max = Math.max(t.maxStack, stack.max);
+/**
+ * max_stack with room for each insertion's words above the depth where it runs. Without depths
+ * (`stack`), only code at the entry and after the last instruction, which starts from an empty
+ * stack, may push.
+ */
+function maxStack(t: CodeTable, insertions: readonly Insertion[], stack: TableStack | undefined, method: string): number {
+  let max = Math.max(t.maxStack, stack?.max ?? 0);
   for (const ins of insertions) {
-    const at = ins.before >= 0 && ins.before < t.n ? stack.depth[ins.before]! : 0;
+    const inside = ins.before >= 0 && ins.before < t.n;
+    if (inside && stack === undefined) {
+      if ((ins.stack ?? 0) > 0) throw new Error(`method ${method}: code that pushes before instruction ${ins.before} needs WriteOptions.stack`);
+      continue;
+    }
+    const at = inside ? stack!.depth[ins.before]! : 0;
     // Code nothing reaches keeps the depth of the verifier's view of it: none, so count from 0.
     const top = Math.max(at, 0) + (ins.stack ?? 0);
     if (top > max) max = top;
@@ -454,6 +494,12 @@ function maxStack(t: CodeTable, insertions: readonly Insertion[], stack: TableSt
 }
 
 const NO_FRAMES = Uint8Array.of(0, 0);
+
+/** Sorts added[start..] by offset (one insertion's frames of both kinds). */
+function sortFrom(added: AddedFrame[], start: number): void {
+  const tail = added.splice(start).sort((a, b) => a.offset - b.offset);
+  added.push(...tail);
+}
 
 function checkReplacements(t: CodeTable, replace: ReadonlyMap<number, Uint8Array>, method: string): void {
   for (const i of replace.keys()) {
