@@ -15,7 +15,7 @@ import { argSlots } from '../src/classfile/descriptor.js';
 import { ACC, type MemberInfo } from '../src/classfile/model.js';
 import { shiftFrame, shiftLocals } from '../src/edit/method-editor.js';
 import { simulateFrames } from '../src/analysis/frames.js';
-import { Label, isLabel, type Node } from '../src/bytecode/ir.js';
+import { Label, isLabel, type Insn, type Node } from '../src/bytecode/ir.js';
 import { ITEM, vtObject } from '../src/bytecode/stack-map.js';
 import { CodeTable } from '../src/bytecode/code-table.js';
 import { Fmt, OP, OPCODE_FORMATS } from '../src/bytecode/opcodes.js';
@@ -23,6 +23,8 @@ import { ENTRY, TableWriter, TableWriterLimit, type Insertion } from '../src/byt
 import { readZip, writeZip } from '../src/jar/zip.js';
 import { field, invoke, load, op, pushInt } from '../src/bytecode/emit.js';
 import { CounterRefs, counterFragment } from '../src/kinds/komorium/body/counter-fragment.js';
+import { ExtendedRefs, extendedInvoke, extraArguments } from '../src/kinds/komorium/body/call-fragment.js';
+import { extendDescriptor, extendedName } from '../src/kinds/komorium/runtime-names.js';
 import { debianClasspathFor, debianJar, jflexJavaFlex, type DebianJarName } from './support/corpus.js';
 import { runJava, tmpDir } from './support/java.js';
 import { verifyJar } from './support/verify.js';
@@ -148,8 +150,9 @@ function classesOf(jar: string): { name: string; data: Uint8Array }[] {
  * constant pool entries each adds are compared too. Methods where a long or double straddles the
  * new slot are counted apart (the table writer does not move one yet).
  */
-function localsAgainstObjects(classes: { name: string; data: Uint8Array }[], mode: 'locals' | 'branching' | 'counters' | 'catchall' = 'locals') {
-  const branching = mode === 'branching' || mode === 'counters';
+function localsAgainstObjects(classes: { name: string; data: Uint8Array }[], mode: 'locals' | 'branching' | 'counters' | 'catchall' | 'calls' = 'locals') {
+  const counters = mode === 'counters' || mode === 'calls';
+  const branching = mode === 'branching' || counters;
   const stack = new TableStack();
   const blocks = new TableBlocks();
   const t = new CodeTable();
@@ -160,9 +163,10 @@ function localsAgainstObjects(classes: { name: string; data: Uint8Array }[], mod
     const objects = ClassFile.parse(e.data, e.name);
     const table = ClassFile.parse(e.data, e.name);
     const w = new TableWriter(table.cp, e.name, table.thisClass);
-    const vtypes = mode === 'counters' ? [`L${TC};`, '[I', 'I'] : ['I', `L${objects.thisClass};`, 'F'];
-    const types = mode === 'counters' ? [TC, '[I', ITEM.Integer] : newLocals(table);
+    const vtypes = counters ? [`L${TC};`, '[I', 'I'] : ['I', `L${objects.thisClass};`, 'F'];
+    const types = counters ? [TC, '[I', ITEM.Integer] : newLocals(table);
     const refs = new CounterRefs(table.cp);
+    const extended = new ExtendedRefs(table.cp);
     objects.methods.forEach((m, k) => {
       const code = findAttribute(m.attributes, 'Code');
       if (!code) return;
@@ -178,6 +182,7 @@ function localsAgainstObjects(classes: { name: string; data: Uint8Array }[], mod
       const info = findAttribute(table.methods[k]!.attributes, 'Code')!.info;
       t.decode(info, e.name, name);
       const insertions: Insertion[] = [];
+      const replace = new Map<number, Uint8Array>();
       refs.fragment.reset();
       if (branching) {
         // The same fragment both ways before every block whose frame is known: a branch over two
@@ -193,7 +198,7 @@ function localsAgainstObjects(classes: { name: string; data: Uint8Array }[], mod
             const starts = b < blocks.count && blocks.starts[b] === insn;
             if (starts) b++;
             const frame = framesBefore[j];
-            if (starts && mode === 'counters') {
+            if (starts && counters) {
               // Komorium's field counter (body/counter.ts), checked where a frame is known.
               const size = (b < blocks.count ? blocks.starts[b]! : t.n) - insn;
               const skip = frame ? new Label() : null;
@@ -207,6 +212,18 @@ function localsAgainstObjects(classes: { name: string; data: Uint8Array }[], mod
               if (framed) ir.frames!.set(skip, shiftFrame(frame, at, vtypes, -1));
               insertions.push({ before: insn, bytes: BRANCHING, stack: 1, ...(framed ? { frames: [BRANCHING.length] } : {}) });
             }
+            if (mode === 'calls' && isExtendable(objects, n as Insn)) {
+              // Every call as an extended one (calls.ts): the three arguments, then the extended callee.
+              const ref = objects.cp.memberRef((n as Insn).cp!);
+              const name = extendedName(ref.name);
+              const desc = extendDescriptor(ref.desc);
+              nodes.push(load(OP.ALOAD, at), load(OP.ALOAD, at + 1), load(OP.ILOAD, at + 2));
+              nodes.push({ op: (n as Insn).op, cp: ref.isInterface ? objects.cp.interfaceMethodrefIndex(ref.owner, name, desc) : objects.cp.methodrefIndex(ref.owner, name, desc) });
+              insertions.push({ before: insn, bytes: extraArguments(refs.fragment, at).bytes, stack: 3 });
+              replace.set(insn, extendedInvoke(extended, refs.fragment, t.op[insn]!, (t.code[t.pc[insn]! + 1]! << 8) | t.code[t.pc[insn]! + 2]!, t.code[t.pc[insn]! + 3]!));
+              insn++;
+              return;
+            }
             insn++;
           }
           nodes.push(n);
@@ -217,7 +234,7 @@ function localsAgainstObjects(classes: { name: string; data: Uint8Array }[], mod
       const expected = writeCode(objects, m, ir).info;
       let got: Uint8Array;
       try {
-        got = w.write(t, info, insertions, name, { stack: stack.compute(t, info, table.cp), locals: { at, types, parameters: false }, member: m, handlers });
+        got = w.write(t, info, insertions, name, { stack: stack.compute(t, info, table.cp), locals: { at, types, parameters: false }, member: m, handlers, replace });
       } catch (err) {
         wrong.push(`${e.name} ${name}: ${(err as Error).message}`);
         return;
@@ -227,6 +244,12 @@ function localsAgainstObjects(classes: { name: string; data: Uint8Array }[], mod
     if (table.cp.size !== objects.cp.size) wrong.push(`${e.name}: constant pool of ${table.cp.size} entries, the object pipeline's ${objects.cp.size}`);
   }
   return { methods, straddled, wrong };
+}
+
+/** A call that calls.ts could make extended: not invokedynamic, not a constructor. */
+function isExtendable(cf: ClassFile, n: Insn): boolean {
+  if (n.op < OP.INVOKEVIRTUAL || n.op > OP.INVOKEINTERFACE) return false;
+  return cf.cp.memberRef(n.cp!).name !== '<init>';
 }
 
 /**
@@ -318,6 +341,7 @@ describe('table writer', () => {
     branching: 'new locals and a fragment that branches, with the frame its target needs, before every block',
     counters: "new locals and Komorium's counters and checks, built as fragments, before every block",
     catchall: 'new locals and a handler over the whole method that rethrows',
+    calls: "new locals, Komorium's counters and checks, and every call as a call of its extended method",
   } as const;
   it.each(
     (Object.keys(EDITS) as (keyof typeof EDITS)[]).flatMap((mode) => (['guava', 'ecj', 'rhino', 'commons-lang3'] as const).map((jar) => [EDITS[mode], jar, mode] as const)),

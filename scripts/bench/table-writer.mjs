@@ -14,8 +14,12 @@
 // members resolved once per class). Both must give the same Code bytes; the count that differ is
 // printed.
 //
-//   node scripts/bench/table-writer.mjs [JAR] [--rounds N] [--locals [--counters]]
-import { readFileSync, writeFileSync } from 'node:fs';
+// With --calls as well, every call but invokedynamic and constructors becomes a call of its extended
+// method (calls.ts), passing the three locals: the object pipeline looks the extended method up at
+// every call site, the table once per callee and class (call-fragment.ts).
+//
+//   node scripts/bench/table-writer.mjs [JAR] [--rounds N] [--locals [--counters [--calls]]]
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,10 +29,12 @@ let jar = '/usr/share/java/guava.jar';
 let rounds = 7;
 let withLocals = false;
 let counters = false;
+let calls = false;
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--rounds') rounds = Number(args[++i]);
   else if (args[i] === '--locals') withLocals = true;
   else if (args[i] === '--counters') counters = true;
+  else if (args[i] === '--calls') calls = counters = true;
   else jar = resolve(args[i]);
 }
 const { ClassFile, findAttribute } = await import(join(DIST, 'classfile/classfile.js'));
@@ -48,6 +54,11 @@ const { Label, isLabel } = await import(join(DIST, 'bytecode/ir.js'));
 const { OP } = await import(join(DIST, 'bytecode/opcodes.js'));
 const { field, invoke, load, op, pushInt } = await import(join(DIST, 'bytecode/emit.js'));
 const { CounterRefs, counterFragment } = await import(join(DIST, 'kinds/komorium/body/counter-fragment.js'));
+const { ExtendedRefs, extendedInvoke, extraArguments } = await import(join(DIST, 'kinds/komorium/body/call-fragment.js'));
+const { extendDescriptor, extendedName } = await import(join(DIST, 'kinds/komorium/runtime-names.js'));
+
+/** A call that calls.ts could make extended: not invokedynamic, not a constructor. */
+const extendable = (cp, op, ref) => op >= OP.INVOKEVIRTUAL && op <= OP.INVOKEINTERFACE && cp.memberRef(ref).name !== '<init>';
 const TC = 'komorium/runtime/TC';
 
 /** body/counter.ts's field counter of `n` instructions, checked when `skip` is given; tc, stack, sp in locals at … at + 2. */
@@ -76,6 +87,14 @@ function insertObjects(cf, ir, framesBefore, starts, n, at, vtypes) {
         if (skip && framed) ir.frames.set(skip, shiftFrame(framesBefore[j], at, vtypes, -1));
       }
       insn++;
+      if (calls && extendable(cf.cp, node.op, node.cp)) {
+        const ref = cf.cp.memberRef(node.cp);
+        const name = extendedName(ref.name);
+        const desc = extendDescriptor(ref.desc);
+        nodes.push(load(OP.ALOAD, at), load(OP.ALOAD, at + 1), load(OP.ILOAD, at + 2));
+        nodes.push({ op: node.op, cp: ref.isInterface ? cf.cp.interfaceMethodrefIndex(ref.owner, name, desc) : cf.cp.methodrefIndex(ref.owner, name, desc) });
+        return;
+      }
     }
     nodes.push(node);
   });
@@ -114,6 +133,7 @@ for (let r = 0; r < rounds; r++) {
     const tcf = tableClasses[c];
     const tw = new TableWriter(tcf.cp, tcf.entry, tcf.thisClass);
     const refs = new CounterRefs(tcf.cp);
+    const extended = new ExtendedRefs(tcf.cp);
     cf.methods.forEach((m, k) => {
       const code = findAttribute(m.attributes, 'Code');
       if (!code) return;
@@ -166,19 +186,38 @@ for (let r = 0; r < rounds; r++) {
               fragments.push({ before: s, bytes: f.bytes, stack: 3, ...(f.frames.length ? { frames: f.frames } : {}) });
             }
           }
-          b = tw.write(table, code.info, fragments, name, { stack: stack.compute(table, code.info, tcf.cp), locals: shift, member: m });
+          const replace = new Map();
+          if (calls) {
+            // After the counters: the fragments must stay ordered by instruction.
+            const all = [];
+            let k = 0;
+            for (let i = 0; i < table.n; i++) {
+              while (k < fragments.length && fragments[k].before === i) all.push(fragments[k++]);
+              const o = table.op[i];
+              if (o < OP.INVOKEVIRTUAL || o > OP.INVOKEINTERFACE) continue;
+              const p = table.pc[i];
+              const ref = (table.code[p + 1] << 8) | table.code[p + 2];
+              if (!extended.isMethod(ref)) continue;
+              all.push({ before: i, bytes: extraArguments(refs.fragment, shift.at).bytes, stack: 3 });
+              replace.set(i, extendedInvoke(extended, refs.fragment, o, ref, table.code[p + 3]));
+            }
+            while (k < fragments.length) all.push(fragments[k++]);
+            fragments.length = 0;
+            fragments.push(...all);
+          }
+          b = tw.write(table, code.info, fragments, name, { stack: stack.compute(table, code.info, tcf.cp), locals: shift, member: m, replace });
           alone += performance.now() - t2;
         },
       ];
       if (methods % 2) both.reverse();
       both[0]();
       both[1]();
-      if (counters && Buffer.compare(Buffer.from(a), Buffer.from(b)) !== 0 && differ++ === 0 && r === 0) (console.log(`differs: ${cf.entry} ${name}`), writeFileSync("/tmp/a.bin", a), writeFileSync("/tmp/b.bin", b));
+      if (counters && Buffer.compare(Buffer.from(a), Buffer.from(b)) !== 0 && differ++ === 0 && r === 0) console.log(`first method whose bytes differ: ${cf.entry} ${name}`);
     });
   });
   console.log(
     `round ${r + 1}: decode + blocks + stack ${decode.toFixed(0)} ms, write ${write.toFixed(0)} ms (${bytes} bytes of Code)` +
-      (withLocals ? `; ${counters ? 'counters and new locals' : 'new locals alone'}: objects ${objects.toFixed(0)} ms, table ${alone.toFixed(0)} ms` : '') +
+      (withLocals ? `; ${calls ? 'counters, calls and new locals' : counters ? 'counters and new locals' : 'new locals alone'}: objects ${objects.toFixed(0)} ms, table ${alone.toFixed(0)} ms` : '') +
       (counters ? ` (${differ} methods differ)` : ''),
   );
 }

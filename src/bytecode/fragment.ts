@@ -62,53 +62,70 @@ export class Fragment {
     return at;
   }
 
-  private bytes(...b: number[]): this {
-    const at = this.room(b.length);
-    for (let k = 0; k < b.length; k++) this.buf[at + k] = b[k]!;
+  // Fixed arities, not a rest parameter: an array per instruction was most of a fragment's cost.
+  private u1(a: number): this {
+    const at = this.room(1);
+    this.buf[at] = a;
+    return this;
+  }
+
+  private u2(a: number, b: number): this {
+    const at = this.room(2);
+    this.buf[at] = a;
+    this.buf[at + 1] = b;
+    return this;
+  }
+
+  /** An opcode and a u2 operand. */
+  private op3(code: number, operand: number): this {
+    const at = this.room(3);
+    this.buf[at] = code;
+    this.buf[at + 1] = (operand >> 8) & 0xff;
+    this.buf[at + 2] = operand & 0xff;
     return this;
   }
 
   /** An instruction without operands. */
   op(code: number): this {
-    return this.bytes(code);
+    return this.u1(code);
   }
 
   /** The int constant `v`: iconst_<n>, bipush, sipush, or ldc of an Integer entry. */
   pushInt(v: number): this {
-    if (v >= -1 && v <= 5) return this.bytes(OP.ICONST_0 + v);
-    if (v >= -128 && v <= 127) return this.bytes(OP.BIPUSH, v & 0xff);
-    if (v >= -32768 && v <= 32767) return this.bytes(OP.SIPUSH, (v >> 8) & 0xff, v & 0xff);
+    if (v >= -1 && v <= 5) return this.u1(OP.ICONST_0 + v);
+    if (v >= -128 && v <= 127) return this.u2(OP.BIPUSH, v & 0xff);
+    if (v >= -32768 && v <= 32767) return this.op3(OP.SIPUSH, v);
     return this.ldc(this.cp.integerIndex(v));
   }
 
   /** ldc of constant `index` (ldc_w past 255). */
   ldc(index: number): this {
-    return index <= 255 ? this.bytes(OP.LDC, index) : this.bytes(OP.LDC_W, index >> 8, index & 0xff);
+    return index <= 255 ? this.u2(OP.LDC, index) : this.op3(OP.LDC_W, index);
   }
 
   /** A load, store or ret (ILOAD … ASTORE, RET) of local `v`. */
   local(opcode: number, v: number): this {
     const implicit = implicitVarOpcode(opcode, v);
-    if (implicit >= 0) return this.bytes(implicit);
-    if (v <= 255) return this.bytes(opcode, v);
-    return this.bytes(OP.WIDE, opcode, v >> 8, v & 0xff);
+    if (implicit >= 0) return this.u1(implicit);
+    if (v <= 255) return this.u2(opcode, v);
+    return this.u2(OP.WIDE, opcode).u2(v >> 8, v & 0xff);
   }
 
   iinc(v: number, inc: number): this {
-    if (v <= 255 && inc >= -128 && inc <= 127) return this.bytes(OP.IINC, v, inc & 0xff);
-    return this.bytes(OP.WIDE, OP.IINC, v >> 8, v & 0xff, (inc >> 8) & 0xff, inc & 0xff);
+    if (v <= 255 && inc >= -128 && inc <= 127) return this.u2(OP.IINC, v).u1(inc & 0xff);
+    return this.u2(OP.WIDE, OP.IINC).u2(v >> 8, v & 0xff).u2((inc >> 8) & 0xff, inc & 0xff);
   }
 
   /** An instruction with a constant pool index (field access, invoke, new, checkcast, …). */
   ref(opcode: number, index: number): this {
-    this.bytes(opcode, index >> 8, index & 0xff);
-    if (opcode === OP.INVOKEDYNAMIC) this.bytes(0, 0);
+    this.op3(opcode, index);
+    if (opcode === OP.INVOKEDYNAMIC) this.u2(0, 0);
     return this;
   }
 
   /** invokeinterface of method `index`, whose arguments (receiver included) take `words` stack words. */
   invokeInterface(index: number, words: number): this {
-    return this.bytes(OP.INVOKEINTERFACE, index >> 8, index & 0xff, words, 0);
+    return this.op3(OP.INVOKEINTERFACE, index).u2(words, 0);
   }
 
   label(framed = false): FragmentLabel {
@@ -132,7 +149,7 @@ export class Fragment {
   /** A branch (goto, if…) to `to`, inside the fragment. */
   jump(opcode: number, to: FragmentLabel): this {
     this.jumps.push({ at: this.length, to });
-    return this.bytes(opcode, 0, 0);
+    return this.op3(opcode, 0);
   }
 
   /** The fragment's bytes (a view, valid until `reset`), and the offsets in them of its framed labels, in order. */
