@@ -23,6 +23,15 @@ export interface TableFrame {
 class SimulationError extends Error {}
 
 const isWide = (v: number): boolean => v === ITEM.Long || v === ITEM.Double;
+
+/**
+ * Whether nothing falls through from instruction i: after it the frame is known only where one is
+ * recorded (jsr too: its return point follows a subroutine).
+ */
+function endsStraightLine(t: CodeTable, i: number): boolean {
+  const op = t.baseOp(i);
+  return isUnconditionalTransfer(op) || op === OP.JSR || op === OP.JSR_W;
+}
 const u2 = (b: Uint8Array, p: number): number => (b[p]! << 8) | b[p + 1]!;
 
 /** Pops and pushes of the opcodes whose effect is fixed (-1: not one of them); the pushed type, or -1. */
@@ -106,8 +115,7 @@ export class TableFrames {
         }
         for (; pos < i && live; pos++) {
           this.execute(pos);
-          const op = t.baseOp(pos);
-          if (isUnconditionalTransfer(op) || op === OP.JSR || op === OP.JSR_W) live = false;
+          if (endsStraightLine(t, pos)) live = false;
         }
         pos = Math.max(pos, i);
         this.before.push(live ? this.snapshot() : null);
@@ -133,13 +141,15 @@ export class TableFrames {
       while (f < map.n && map.at[f]! < i) f++;
       if (f < map.n && map.at[f]! === i) live = true;
       out[i] = live ? 1 : 0;
-      const op = t.baseOp(i);
-      if (isUnconditionalTransfer(op) || op === OP.JSR || op === OP.JSR_W) live = false;
+      if (endsStraightLine(t, i)) live = false;
     }
     return out;
   }
 
-  /** The implicit initial frame's locals expanded into slots, and an empty stack. */
+  /**
+   * The implicit initial frame's locals expanded into slots, and an empty stack. (Not startFrom on
+   * an array: one function meeting both array types was what made `compute` slow.)
+   */
   private startAtEntry(entries: readonly number[]): void {
     const locals = this.locals;
     locals.length = 0;
@@ -208,26 +218,9 @@ export class TableFrames {
 
   /** The verification type of a value of field type `desc`. */
   private ofDescriptor(desc: string): number {
-    switch (desc.charCodeAt(0)) {
-      case 0x4c /* L */:
-        return this.map.objectNamed(desc.slice(1, -1));
-      case 0x5b /* [ */:
-        return this.map.objectNamed(desc);
-      case 0x46 /* F */:
-        return ITEM.Float;
-      case 0x4a /* J */:
-        return ITEM.Long;
-      case 0x44 /* D */:
-        return ITEM.Double;
-      case 0x5a /* Z */:
-      case 0x42 /* B */:
-      case 0x43 /* C */:
-      case 0x53 /* S */:
-      case 0x49 /* I */:
-        return ITEM.Integer;
-      default:
-        throw new SimulationError(`bad field descriptor '${desc}'`);
-    }
+    const v = this.map.fieldType(desc);
+    if (v === undefined) throw new SimulationError(`bad field descriptor '${desc}'`);
+    return v;
   }
 
   /** What instruction i does to the frame. */

@@ -5,7 +5,7 @@
  * so that code the verifier checks but nothing reaches counts too.
  */
 import type { ConstantPool } from '../classfile/constant-pool.js';
-import type { CodeTable } from '../bytecode/code-table.js';
+import { codeAttribute, type CodeTable } from '../bytecode/code-table.js';
 import { OP, isUnconditionalTransfer } from '../bytecode/opcodes.js';
 import { stackEffectAt } from '../bytecode/stack-effect.js';
 import { fit } from '../bytecode/scratch.js';
@@ -58,29 +58,23 @@ export class TableStack {
 
   /** Seeds each StackMapTable frame's instruction with the words of the frame's stack. */
   private seedFrames(t: CodeTable, info: Uint8Array, cp: ConstantPool, seed: (i: number, h: number) => void): void {
-    const u2 = (p: number): number => (info[p]! << 8) | info[p + 1]!;
-    let p = t.attributesAt;
-    let body = -1;
-    for (let a = u2(p), q = p + 2; a > 0; a--) {
-      const length = ((info[q + 2]! << 24) | (info[q + 3]! << 16) | (info[q + 4]! << 8) | info[q + 5]!) >>> 0;
-      if (cp.utf8(u2(q)) === 'StackMapTable') body = q + 6;
-      q += 6 + length;
-    }
-    if (body < 0) return;
-    p = body + 2;
+    const body = codeAttribute(t, info, cp, 'StackMapTable');
+    if (body === undefined) return;
+    const u2 = (p: number): number => (body[p]! << 8) | body[p + 1]!;
+    let p = 2;
     let offset = -1;
     /** Skips `count` verification types; returns their words. */
     const types = (count: number): number => {
       let words = 0;
       for (let k = 0; k < count; k++) {
-        const tag = info[p++]!;
+        const tag = body[p++]!;
         words += tag === 3 || tag === 4 ? 2 : 1; // Double, Long
         if (tag === 7 || tag === 8) p += 2;
       }
       return words;
     };
-    for (let f = u2(body); f > 0; f--) {
-      const type = info[p++]!;
+    for (let f = u2(0); f > 0; f--) {
+      const type = body[p++]!;
       let delta: number;
       let stack = 0;
       if (type < 64) delta = type;

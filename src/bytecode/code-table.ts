@@ -93,19 +93,19 @@ export class CodeTable {
 }
 
 const u2 = (b: Uint8Array, p: number): number => (b[p]! << 8) | b[p + 1]!;
+const s2 = (b: Uint8Array, p: number): number => ((b[p]! << 24) >> 16) | b[p + 1]!;
+const s4 = (b: Uint8Array, p: number): number => (b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!;
 
 /** The body of the Code attribute's own attribute `name` (the first one), or undefined. */
 export function codeAttribute(t: CodeTable, info: Uint8Array, cp: { utf8(i: number): string }, name: string): Uint8Array | undefined {
-  let p = t.attributesAt;
+  const p = t.attributesAt;
   for (let a = u2(info, p), q = p + 2; a > 0; a--) {
-    const length = ((info[q + 2]! << 24) | (info[q + 3]! << 16) | (info[q + 4]! << 8) | info[q + 5]!) >>> 0;
+    const length = s4(info, q + 2) >>> 0;
     if (cp.utf8(u2(info, q)) === name) return info.subarray(q + 6, q + 6 + length);
     q += 6 + length;
   }
   return undefined;
 }
-const s2 = (b: Uint8Array, p: number): number => ((b[p]! << 24) >> 16) | b[p + 1]!;
-const s4 = (b: Uint8Array, p: number): number => (b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!;
 
 /** Size of the instruction at `pc`, or -1 when it runs past `len` or is not an instruction. */
 export function insnSize(code: Uint8Array, pc: number, len: number): number {

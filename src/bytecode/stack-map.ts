@@ -107,28 +107,41 @@ export class StackMap {
     if ((method.access & ACC.STATIC) === 0) {
       out.push(method.name === '<init>' && thisClass !== 'java/lang/Object' ? ITEM.UninitializedThis : this.objectNamed(thisClass));
     }
-    for (const a of parseMethodDescriptor(method.desc).args) {
-      switch (a.charCodeAt(0)) {
-        case 0x4c /* L */:
-          out.push(this.objectNamed(a.slice(1, -1)));
-          break;
-        case 0x5b /* [ */:
-          out.push(this.objectNamed(a));
-          break;
-        case 0x46 /* F */:
-          out.push(ITEM.Float);
-          break;
-        case 0x4a /* J */:
-          out.push(ITEM.Long);
-          break;
-        case 0x44 /* D */:
-          out.push(ITEM.Double);
-          break;
-        default:
-          out.push(ITEM.Integer);
-      }
-    }
+    // parseMethodDescriptor has checked every argument's descriptor.
+    for (const a of parseMethodDescriptor(method.desc).args) out.push(this.fieldType(a)!);
     return this;
+  }
+
+  /**
+   * The verification type of a value of field type `desc` (boolean, byte, char, short: int), or
+   * undefined for a malformed one (not -1: a class without a Class entry yet is a negative int).
+   */
+  fieldType(desc: string): number | undefined {
+    switch (desc.charCodeAt(0)) {
+      case 0x4c /* L */:
+        return this.objectNamed(desc.slice(1, -1));
+      case 0x5b /* [ */:
+        return this.objectNamed(desc);
+      case 0x46 /* F */:
+        return ITEM.Float;
+      case 0x4a /* J */:
+        return ITEM.Long;
+      case 0x44 /* D */:
+        return ITEM.Double;
+      case 0x5a /* Z */:
+      case 0x42 /* B */:
+      case 0x43 /* C */:
+      case 0x53 /* S */:
+      case 0x49 /* I */:
+        return ITEM.Integer;
+      default:
+        return undefined;
+    }
+  }
+
+  /** A type given as an int, or as a class name (LocalShift, AddedFrame) for its Object type. */
+  private resolved(v: number | string): number {
+    return typeof v === 'string' ? this.objectNamed(v) : v;
   }
 
   /**
@@ -285,7 +298,7 @@ export class StackMap {
    * falls on a frame read, the one read is written, as the object writer keeps the first.
    */
   encode(w: ByteWriter, landing: Int32Array, newPc: Int32Array, named: LocalShift | undefined, added: readonly AddedFrame[] = []): void {
-    const shift = named && { ...named, types: named.types.map((v) => (typeof v === 'string' ? this.objectNamed(v) : v)) };
+    const shift = named && { ...named, types: named.types.map((v) => this.resolved(v)) };
     const countAt = w.reserve(2);
     let count = 0;
     let prev = shift?.parameters ? shifted(this.initial.slice(), shift) : this.initial.slice();
@@ -296,10 +309,9 @@ export class StackMap {
       for (; a < added.length && added[a]!.offset <= offset; a++) {
         const x = added[a]!;
         if (x.offset === offset || x.offset === prevOffset) continue;
-        const named = (v: number | string): number => (typeof v === 'string' ? this.objectNamed(v) : v);
-        const own = x.locals.map(named);
+        const own = x.locals.map((v) => this.resolved(v));
         const locals = shift && !x.asWritten ? shifted(own, shift) : own;
-        const stack = x.stack.map(named);
+        const stack = x.stack.map((v) => this.resolved(v));
         prev = this.frame(w, prevOffset < 0 ? x.offset : x.offset - prevOffset - 1, -1, locals, stack, 0, stack.length, prev, newPc);
         prevOffset = x.offset;
         count++;

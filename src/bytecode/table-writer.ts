@@ -76,7 +76,10 @@ const scratchFrames = new TableFrames();
 export const ENTRY = -1;
 
 export interface WriteOptions {
-  /** The depths of the table (TableStack): max_stack makes room for what the insertions push. Without it, max_stack stays as read. */
+  /**
+   * The depths of the table (TableStack): max_stack makes room for what the insertions push.
+   * Without it, only code at the entry or after the last instruction may push.
+   */
   stack?: TableStack;
   /** New locals; `member` must then be given. */
   locals?: LocalShift;
@@ -120,9 +123,8 @@ export class TableWriter {
    * descriptor) is for messages.
    */
   write(t: CodeTable, info: Uint8Array, insertions: readonly Insertion[], method: string, options: WriteOptions = {}): Uint8Array {
-    const { stack, locals } = options;
+    const { stack, locals, replace } = options;
     if (locals !== undefined) this.checkStraddle(t, locals, method);
-    const { replace } = options;
     if (replace !== undefined) checkReplacements(t, replace, method);
     const codeLength = this.layout(t, insertions, locals, replace);
     const w = new ByteWriter(info.length + codeLength - t.codeLength + 64);
@@ -470,7 +472,6 @@ export class TableWriter {
   }
 }
 
-/** max_stack with room for each insertion's words above the depth where it runs. */
 /**
  * max_stack with room for each insertion's words above the depth where it runs. Without depths
  * (`stack`), only code at the entry and after the last instruction, which starts from an empty
