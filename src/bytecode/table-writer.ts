@@ -172,17 +172,25 @@ export class TableWriter {
     return scratchFrames.known(t, scratchMap.setInitial(this.cp, this.entry, this.thisClass, member).decode(t, body, method));
   }
 
-  /** A long or double in slots at - 1 and at cannot be split by renumbering (shiftLocals moves it; not here yet). */
-  private checkStraddle(t: CodeTable, locals: LocalShift, method: string): void {
-    if (locals.at === 0) return;
+  /** The frames `framesKnown` read: how many, and the instruction of each. Valid until the next call. */
+  get framesRead(): { readonly n: number; readonly at: Int32Array } {
+    return scratchMap;
+  }
+
+  /** Whether a long or double holds slots at - 1 and at: renumbering cannot split it (shiftLocals moves it; not here yet). */
+  straddles(t: CodeTable, at: number): boolean {
+    if (at === 0) return false;
     for (let i = 0; i < t.n; i++) {
       const f = OPCODE_FORMATS[t.op[i]!];
       const o = f === Fmt.VAR_IMPLICIT ? implicitVarBase(t.op[i]!) : t.baseOp(i);
       const wideType = o === OP.LLOAD || o === OP.DLOAD || o === OP.LSTORE || o === OP.DSTORE;
-      if (wideType && isLocalFormat(f) && localOf(t, i) === locals.at - 1) {
-        throw new TableWriterLimit(`method ${method}: a long or double holds slots ${locals.at - 1} and ${locals.at}`);
-      }
+      if (wideType && isLocalFormat(f) && localOf(t, i) === at - 1) return true;
     }
+    return false;
+  }
+
+  private checkStraddle(t: CodeTable, locals: LocalShift, method: string): void {
+    if (this.straddles(t, locals.at)) throw new TableWriterLimit(`method ${method}: a long or double holds slots ${locals.at - 1} and ${locals.at}`);
   }
 
   private layout(t: CodeTable, insertions: readonly Insertion[], locals: LocalShift | undefined, replace: WriteOptions['replace']): number {

@@ -17,7 +17,8 @@ import { encoderFrames, simulateFrames } from '../../analysis/frames.js';
 import { ClassFormatError, KomoriumError, MethodTooLargeError } from '../../errors.js';
 import { RT } from './runtime-names.js';
 import type { ProgramView } from './calls.js';
-import { instrumentBody, extendedMember, NotInstrumentable, type BodyStats } from './method-body.js';
+import { instrumentBody, extendedMember, NotInstrumentable, type BodyOptions, type BodyStats } from './method-body.js';
+import { TableBodies } from './body/table-body.js';
 import { addFactories, addMidFields, emptyCode, forwarderCode, midInitCode, syntheticClinit, wrapperCode, MID_FIELD_ACCESS, type ForwardMode, type MidEntry } from './members.js';
 import { dispatchChecked, jdkMidOrder, planClass, type MethodKind } from './plan.js';
 import type { MidRef } from './body/context.js';
@@ -52,6 +53,13 @@ export interface InstrumentOptions {
    * stack, the inert ones too (String, StringBuilder, the boxes), whose bytecodes are now counted.
    */
   countedJdk?: boolean;
+  /**
+   * Which pipeline rewrites method bodies: 'table' where it does what the body needs, else the
+   * object pipeline (body/table-body.ts); 'object' always the object pipeline. Both give the same
+   * bytes; 'object' is for the tests that compare them and for measuring them side by side.
+   * Default 'table', unless KOMORIUM_TS_OBJECT_BODY=1.
+   */
+  bodies?: 'table' | 'object';
 }
 
 export interface LeftAsIs {
@@ -141,6 +149,21 @@ function sourceFileOf(cf: ClassFile): string | null {
   }
 }
 
+/** One rewrite of a method body: its code as objects when the object pipeline made it (see TableBodies). */
+interface Rewritten {
+  code: MethodCode | null;
+  line: number;
+  stats: BodyStats;
+  lines: Map<number, { owner: string; name: string }>;
+  encoded: RawAttribute;
+}
+
+/** InstrumentOptions.bodies by default: KOMORIUM_TS_OBJECT_BODY=1 measures the object pipeline through the CLI. */
+const DEFAULT_BODIES = process.env['KOMORIUM_TS_OBJECT_BODY'] === '1' ? 'object' : 'table';
+
+/** How many method bodies each pipeline rewrote in this thread (for the tests). */
+export const bodiesRewritten = { table: 0, object: 0 };
+
 /** BodyOptions.callLines of a method instrumented without call lines. */
 const NO_CALL_LINES = new Map<number, { owner: string; name: string }>();
 
@@ -180,6 +203,7 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
   const added: MemberInfo[] = [];
   const needFramesFor = (code: MethodCode) => code.frames !== null || cf.major >= 51;
   let clinit: { member: MemberInfo; code: MethodCode; original: boolean } | null = null;
+  const tables = (options.bodies ?? DEFAULT_BODIES) === 'table' ? new TableBodies(cf, program) : null;
 
   const leave = (m: MemberInfo, reason: string) =>
     report.leftAsIs.push({ method: `${m.name}${m.desc}`, reason });
@@ -225,14 +249,10 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
     const ext = kind === 'body' ? extendedMember(cf, m) : m;
     // instrument --call-lines: one more identifier per line the method calls from, after its own
     // (not in the JDK: its identifiers are constants numbered before the rewrite).
-    const callLines = options.callLines && !jdk ? callLinesOf(readCode(cf, m, attr)) : [];
+    const callLines = options.callLines && !jdk ? (tables?.callLines(m, attr) ?? callLinesOf(readCode(cf, m, attr))) : [];
     const callLineMids = new Map(callLines.map((l, j) => [l, { owner: midOwner, name: RT.MID_FIELD_PREFIX + (midIndex + 1 + j) }]));
-    const rewrite = (maxPath: number, compact = false, lines = callLineMids) => {
-      const code = readCode(cf, m, attr);
-      const line = firstLine(code);
-      const pieces = computePieces(code, attr.info, cf.entry, `${m.name}${m.desc}`, { checks: options.checks, maxPath });
-      const frames = needFramesFor(code) ? simulateFrames(cf, m, code) : null;
-      const stats = instrumentBody(cf, m, code, pieces, frames, program, {
+    const rewrite = (maxPath: number, compact = false, lines = callLineMids): Rewritten => {
+      const bodyOptions: BodyOptions = {
         mode,
         leafOpt: options.leafOpt,
         callbacks: options.callbacks,
@@ -243,7 +263,19 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
         countedJdk: options.countedJdk === true,
         dispatchCheck: checked,
         callLines: lines,
-      });
+      };
+      const pieceOptions = { checks: options.checks, maxPath };
+      const table = tables?.rewrite(m, attr, pieceOptions, bodyOptions);
+      if (table) {
+        bodiesRewritten.table++;
+        return { code: null, lines, ...table };
+      }
+      bodiesRewritten.object++;
+      const code = readCode(cf, m, attr);
+      const line = firstLine(code);
+      const pieces = computePieces(code, attr.info, cf.entry, `${m.name}${m.desc}`, pieceOptions);
+      const frames = needFramesFor(code) ? simulateFrames(cf, m, code) : null;
+      const stats = instrumentBody(cf, m, code, pieces, frames, program, bodyOptions);
       // For <clinit> only a trial: the identifiers' initialisation goes in front of it at the end.
       return { code, line, stats, lines, encoded: writeCode(cf, ext, code, { frameAt: encoderFrames(cf, ext, code) }) };
     };
@@ -285,6 +317,8 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
       }
       const { code, line, stats, encoded } = r;
       if (m.name === '<clinit>') {
+        // In place, so never a table body.
+        if (code === null) throw new Error(`${cf.entry}: <clinit> rewritten without its code`);
         clinit = { member: m, code, original: false };
       } else {
         if (jitted && codeLength(encoded) > HUGE_METHOD_LIMIT) {

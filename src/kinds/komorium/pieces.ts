@@ -18,9 +18,41 @@ const blocks = new TableBlocks();
 const loops = new TableLoops();
 const checks = new TableChecks();
 
+/** The pieces of one method on its table: valid until the next call (the arrays are shared). */
+export interface TablePieces {
+  table: CodeTable;
+  /** Number of pieces. */
+  count: number;
+  /** First instruction of each piece, ascending; a piece runs to the next start, or to table.n. */
+  starts: Int32Array;
+  /** Whether piece b has a check. */
+  check(b: number): boolean;
+}
+
+const tablePieces: TablePieces = {
+  table,
+  count: 0,
+  starts: blocks.starts,
+  check: (b) => checks.reason[b] !== CHECK_REASON.none,
+};
+
 /**
- * `info` is the body of the Code attribute `code` was read from; `entry` and `method` name the class
- * file and the method in errors.
+ * The pieces of the method whose Code attribute's body is `info`, on instruction indices of its
+ * table; `entry` and `method` name the class file and the method in errors.
+ */
+export function findPieces(info: Uint8Array, entry: string, method: string, options: { checks: 'all' | 'optimized'; maxPath: number }): TablePieces {
+  table.decode(info, entry, method);
+  blocks.compute(table, options.maxPath);
+  loops.compute(table, blocks);
+  checks.compute(table, blocks, loops, { maxPath: options.maxPath, mode: options.checks });
+  tablePieces.count = blocks.count;
+  tablePieces.starts = blocks.starts;
+  return tablePieces;
+}
+
+/**
+ * The pieces named by their first instruction's node index in `code`, the object IR read from the
+ * same bytes as `info`.
  */
 export function computePieces(
   code: MethodCode,
@@ -29,22 +61,19 @@ export function computePieces(
   method: string,
   options: { checks: 'all' | 'optimized'; maxPath: number },
 ): Piece[] {
-  table.decode(info, entry, method);
-  blocks.compute(table, options.maxPath);
-  loops.compute(table, blocks);
-  checks.compute(table, blocks, loops, { maxPath: options.maxPath, mode: options.checks });
-  const pieces: Piece[] = new Array(blocks.count);
+  const found = findPieces(info, entry, method, options);
+  const pieces: Piece[] = new Array(found.count);
   let b = 0;
   let insn = 0;
   const nodes = code.nodes;
-  for (let i = 0; i < nodes.length && b < blocks.count; i++) {
+  for (let i = 0; i < nodes.length && b < found.count; i++) {
     if (isLabel(nodes[i]!)) continue;
-    if (insn === blocks.starts[b]) {
-      pieces[b] = { firstInsn: i, insnCount: blocks.end(b) - insn, check: checks.reason[b] !== CHECK_REASON.none };
+    if (insn === found.starts[b]) {
+      pieces[b] = { firstInsn: i, insnCount: blocks.end(b) - insn, check: found.check(b) };
       b++;
     }
     insn++;
   }
-  if (b !== blocks.count) throw new KomoriumError(`${entry}: method ${method}: the object IR has fewer instructions than the Code attribute`);
+  if (b !== found.count) throw new KomoriumError(`${entry}: method ${method}: the object IR has fewer instructions than the Code attribute`);
   return pieces;
 }
