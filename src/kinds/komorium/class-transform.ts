@@ -326,7 +326,7 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
         }
         if (kind === 'body') {
           ext.attributes = [encoded];
-          replaceCode(m, writeCode(cf, m, wrapperCode(cf, m, checked, tcGetter)));
+          replaceCode(m, tables ? tables.wrapper(m, checked, tcGetter) : writeCode(cf, m, wrapperCode(cf, m, checked, tcGetter)));
           added.push(ext);
           report.wrappers++;
         } else {

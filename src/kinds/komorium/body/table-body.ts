@@ -22,13 +22,14 @@ import { ITEM } from '../../../bytecode/stack-map.js';
 import { OP, isInvoke } from '../../../bytecode/opcodes.js';
 import { TableStack } from '../../../analysis/table-stack.js';
 import { TableLines } from '../../../analysis/table-lines.js';
-import { RT } from '../runtime-names.js';
 import { decideCall, type CallDecision, type ProgramView } from '../calls.js';
 import { findPieces, type TablePieces } from '../pieces.js';
 import type { BodyOptions, BodyStats } from './context.js';
 import { BodyRefs } from './body-refs.js';
 import { ExtendedRefs, extendedInvoke } from './call-fragment.js';
-import { Insertions, callLine, callout, counterPiece, entry, extraArguments, type FragmentContext } from './table-fragments.js';
+import { Insertions, callLine, callout, counterPiece, entry, extraArguments, wrapper, type FragmentContext } from './table-fragments.js';
+import { ByteWriter } from '../../../bytecode/byte-writer.js';
+import { RT, extendDescriptor, extendedName } from '../runtime-names.js';
 
 export interface TableBodyResult {
   encoded: RawAttribute;
@@ -122,6 +123,27 @@ export class TableBodies {
       throw e;
     }
     return { encoded: { nameIndex: cf.cp.utf8Index('Code'), name: 'Code', info: encoded }, stats, line: lines.first };
+  }
+
+  /** The Code attribute of the wrapper of `m` (members.ts wrapperCode), written straight as bytes. */
+  wrapper(m: MemberInfo, direct: boolean, tcGetter: string): RawAttribute {
+    const { cf } = this;
+    const isStatic = (m.access & ACC.STATIC) !== 0;
+    const built = wrapper(
+      this.fragment.reset(),
+      this.refs,
+      { thisClass: cf.thisClass, isInterface: (cf.access & ACC.INTERFACE) !== 0, isStatic, desc: m.desc, extName: extendedName(m.name), extDesc: extendDescriptor(m.desc) },
+      direct,
+      tcGetter,
+    );
+    const w = new ByteWriter(built.bytes.length + 12);
+    w.u2(built.maxStack);
+    w.u2(argSlots(m.desc) + (isStatic ? 0 : 1) + 3);
+    w.u4(built.bytes.length);
+    w.bytes(built.bytes);
+    w.u2(0); // exception_table_length
+    w.u2(0); // attributes_count
+    return { nameIndex: cf.cp.utf8Index('Code'), name: 'Code', info: w.finish() };
   }
 
   /** Each call's decision (calls.ts decideCall); false where one is not done here. */

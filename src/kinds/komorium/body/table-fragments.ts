@@ -12,6 +12,7 @@ import { OP } from '../../../bytecode/opcodes.js';
 import { loadOpFor, returnOpFor } from '../../../bytecode/emit.js';
 import { parseMethodDescriptor, typeSize } from '../../../classfile/descriptor.js';
 import { RT } from '../runtime-names.js';
+import { TC_FIELD } from './context.js';
 import type { BodyRefs } from './body-refs.js';
 
 /**
@@ -204,4 +205,37 @@ function verificationType(desc: string): number | string {
     default:
       return ITEM.Integer;
   }
+}
+
+/**
+ * members.ts wrapperCode as bytes: `tc = TC.getTC(); stack = tc.enter(); sp = tc.enterSp; r =
+ * ext(args…, tc, stack, sp); tc.exit(stack, sp); return r`, straight-line, so without frames. The
+ * code's bytes and its max_stack.
+ */
+export function wrapper(
+  f: Fragment,
+  refs: BodyRefs,
+  m: { thisClass: string; isInterface: boolean; isStatic: boolean; desc: string; extName: string; extDesc: string },
+  direct: boolean,
+  tcGetter: string,
+): { bytes: Uint8Array; maxStack: number } {
+  const { args, ret } = parseMethodDescriptor(m.desc);
+  let k = m.isStatic ? 0 : 1;
+  for (const a of args) k += typeSize(a);
+  f.ref(OP.INVOKESTATIC, refs.method(RT.TC, tcGetter, `()${RT.TC_DESC}`)).local(OP.ASTORE, k).local(OP.ALOAD, k);
+  f.ref(OP.INVOKEVIRTUAL, refs.method(RT.TC, 'enter', `()${RT.STACK_DESC}`)).local(OP.ASTORE, k + 1).local(OP.ALOAD, k);
+  f.ref(OP.GETFIELD, refs.field(RT.TC, TC_FIELD.enterSp, 'I')).local(OP.ISTORE, k + 2);
+  let slot = 0;
+  if (!m.isStatic) f.local(OP.ALOAD, slot++);
+  for (const a of args) {
+    f.local(loadOpFor(a), slot);
+    slot += typeSize(a);
+  }
+  f.local(OP.ALOAD, k).local(OP.ALOAD, k + 1).local(OP.ILOAD, k + 2);
+  if (direct) f.op(OP.ICONST_M1).op(OP.IXOR);
+  f.ref(m.isStatic ? OP.INVOKESTATIC : OP.INVOKESPECIAL, refs.method(m.thisClass, m.extName, m.extDesc, m.isInterface));
+  f.local(OP.ALOAD, k).local(OP.ALOAD, k + 1).local(OP.ILOAD, k + 2);
+  f.ref(OP.INVOKEVIRTUAL, refs.method(RT.TC, 'exit', `(${RT.STACK_DESC}I)V`)).op(returnOpFor(ret));
+  const returned = ret === 'V' ? 0 : typeSize(ret);
+  return { bytes: f.finish().bytes, maxStack: Math.max(k + 3 + (direct ? 1 : 0), returned + 3) };
 }
