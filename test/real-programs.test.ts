@@ -26,13 +26,17 @@ function profileData(path: string): string {
  * getDeclaredMethods answers in an order that varies between runs (3 orders in 12 runs of one class here),
  * and FunctionObject.getMethodList takes one branch or the other per method in that order. A sample that
  * lands in that loop may then be charged to line 255 in one run and 257 in the next (CI saw exactly that
- * once), while every node, call line and total stays the same.
+ * once), while every node, call line and total stays the same. The order also moves the samples of
+ * findSingleMethod, which defineFunctionProperties calls over the same list: its 3 samples here fall on lines
+ * 221 and 223 (two `self` lines) or all on one of them (one line), so the `end` line, which counts the records,
+ * is left out too (CI saw end 65231 against 65232 once); readProfile checks that count in each file.
  */
 function profileDataByNode(path: string): string {
   const selfSums = new Map<string, number>();
   const rest: string[] = [];
   for (const l of profileData(path).split('\n')) {
     const f = l.split('\t');
+    if (f[0] === 'end') continue;
     if (f[0] !== 'self') {
       rest.push(l);
       continue;
@@ -122,6 +126,7 @@ describe.each([
     );
     expect(o.total).toBeGreaterThanOrEqual(0.9);
     expect(Math.abs(delta)).toBeLessThan(0.01);
+    expect(readProfile(again).totalBytecodes).toBe(s.totalBytecodes);
     expect(profileDataByNode(again)).toBe(profileDataByNode(sampled));
   });
 });
