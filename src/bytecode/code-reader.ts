@@ -380,33 +380,8 @@ class CodeReader {
    * Utf8 where a Fieldref should be.
    */
   private checkConstant(op: number, index: number, pc: number): void {
-    const allowed =
-      op === OP.LDC ? LDC_KINDS
-      : op === OP.LDC2_W ? LDC2_KINDS
-      : op === OP.GETFIELD || op === OP.PUTFIELD || op === OP.GETSTATIC || op === OP.PUTSTATIC ? FIELD_KINDS
-      : op === OP.INVOKEVIRTUAL ? VIRTUAL_KINDS
-      : op === OP.INVOKESPECIAL || op === OP.INVOKESTATIC ? SPECIAL_KINDS
-      : op === OP.INVOKEINTERFACE ? INTERFACE_KINDS
-      : op === OP.INVOKEDYNAMIC ? INDY_KINDS
-      : CLASS_KINDS; // new, anewarray, checkcast, instanceof, multianewarray
-    const tag = this.cf.cp.tag(index); // out of range: a ClassFormatError naming the index
-    if (!(allowed as number[]).includes(tag)) {
-      throw new Bad(`${OPCODE_NAMES[op]} at ${pc} names constant ${index}, a ${tagName(tag)}, not a ${allowed.map(tagName).join(' or ')}`);
-    }
-    // The JVM refuses such a class at load; caught here, the class is broken input, named with
-    // its method, instead of a bare descriptor error from whichever analysis reads it first.
-    if (tag === T.Fieldref || tag === T.Methodref || tag === T.InterfaceMethodref || tag === T.InvokeDynamic) {
-      // A constant is checked once per class, not at every instruction that names it.
-      let valid = validRefs.get(this.cf.cp);
-      if (valid === undefined) validRefs.set(this.cf.cp, (valid = new Set()));
-      if (valid.has(index)) return;
-      const ref = tag === T.InvokeDynamic ? this.cf.cp.dynamic(index) : this.cf.cp.memberRef(index);
-      if (!(tag === T.Fieldref ? isValidFieldDescriptor(ref.desc) : isValidMethodDescriptor(ref.desc))) {
-        const named = 'owner' in ref ? `${javaName(ref.owner)}.${ref.name}` : ref.name;
-        throw new Bad(`${OPCODE_NAMES[op]} at ${pc} names ${named} with an invalid descriptor '${ref.desc}' (constant ${index})`);
-      }
-      valid.add(index);
-    }
+    const problem = constantProblem(this.cf.cp, op, index, pc);
+    if (problem !== null) throw new Bad(problem);
   }
 
   /**
@@ -661,4 +636,42 @@ class CodeReader {
     if (q !== end) throw new Bad(`${name} has ${end - q} bytes after its ${n} annotations`);
     return out;
   }
+}
+
+/**
+ * What is wrong with constant `index` as the operand of instruction `op` at `pc` (ldc_w as ldc), or
+ * null: it must exist and be of a kind the instruction takes (JVMS 4.9.1; the JVM's verifier
+ * refuses the class otherwise), so that nothing downstream meets index 0 or a Utf8 where a Fieldref
+ * should be. A constant that cannot be read raises ClassFormatError.
+ */
+export function constantProblem(cp: ConstantPool, op: number, index: number, pc: number): string | null {
+  if (op === OP.LDC_W) op = OP.LDC;
+  const allowed =
+    op === OP.LDC ? LDC_KINDS
+    : op === OP.LDC2_W ? LDC2_KINDS
+    : op === OP.GETFIELD || op === OP.PUTFIELD || op === OP.GETSTATIC || op === OP.PUTSTATIC ? FIELD_KINDS
+    : op === OP.INVOKEVIRTUAL ? VIRTUAL_KINDS
+    : op === OP.INVOKESPECIAL || op === OP.INVOKESTATIC ? SPECIAL_KINDS
+    : op === OP.INVOKEINTERFACE ? INTERFACE_KINDS
+    : op === OP.INVOKEDYNAMIC ? INDY_KINDS
+    : CLASS_KINDS; // new, anewarray, checkcast, instanceof, multianewarray
+  const tag = cp.tag(index); // out of range: a ClassFormatError naming the index
+  if (!(allowed as number[]).includes(tag)) {
+    return `${OPCODE_NAMES[op]} at ${pc} names constant ${index}, a ${tagName(tag)}, not a ${allowed.map(tagName).join(' or ')}`;
+  }
+  // The JVM refuses such a class at load; caught here, the class is broken input, named with
+  // its method, instead of a bare descriptor error from whichever analysis reads it first.
+  if (tag === T.Fieldref || tag === T.Methodref || tag === T.InterfaceMethodref || tag === T.InvokeDynamic) {
+    // A constant is checked once per class, not at every instruction that names it.
+    let valid = validRefs.get(cp);
+    if (valid === undefined) validRefs.set(cp, (valid = new Set()));
+    if (valid.has(index)) return null;
+    const ref = tag === T.InvokeDynamic ? cp.dynamic(index) : cp.memberRef(index);
+    if (!(tag === T.Fieldref ? isValidFieldDescriptor(ref.desc) : isValidMethodDescriptor(ref.desc))) {
+      const named = 'owner' in ref ? `${javaName(ref.owner)}.${ref.name}` : ref.name;
+      return `${OPCODE_NAMES[op]} at ${pc} names ${named} with an invalid descriptor '${ref.desc}' (constant ${index})`;
+    }
+    valid.add(index);
+  }
+  return null;
 }

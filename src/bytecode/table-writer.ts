@@ -172,8 +172,8 @@ export class TableWriter {
     return scratchFrames.known(t, scratchMap.setInitial(this.cp, this.entry, this.thisClass, member).decode(t, body, method));
   }
 
-  /** The frames `framesKnown` read: how many, and the instruction of each. Valid until the next call. */
-  get framesRead(): { readonly n: number; readonly at: Int32Array } {
+  /** The frames `framesKnown` read. Valid until the next call. */
+  get framesRead(): StackMap {
     return scratchMap;
   }
 

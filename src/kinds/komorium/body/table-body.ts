@@ -10,7 +10,8 @@
  * and the caller uses the object pipeline: in-place methods, the local counter and the compact form,
  * the instrumented JDK, calls through a companion or of a constructor in another package (factories),
  * type annotations on code, a long or double where the new locals go, and code that could outgrow
- * 16-bit branch offsets.
+ * 16-bit branch offsets. Also broken code (code-table-validation.ts): the object reader names what
+ * is wrong, as it did before this pipeline.
  */
 import type { ClassFile } from '../../../classfile/classfile.js';
 import { ACC, type MemberInfo, type RawAttribute } from '../../../classfile/model.js';
@@ -21,6 +22,8 @@ import { TableWriter, TableWriterLimit } from '../../../bytecode/table-writer.js
 import { ITEM } from '../../../bytecode/stack-map.js';
 import { OP, isInvoke } from '../../../bytecode/opcodes.js';
 import { TableStack } from '../../../analysis/table-stack.js';
+import { frameClassesValid, readerAccepts } from '../../../bytecode/code-table-validation.js';
+import { KomoriumError } from '../../../errors.js';
 import { TableLines } from '../../../analysis/table-lines.js';
 import { decideCall, type CallDecision, type ProgramView } from '../calls.js';
 import { findPieces, type TablePieces } from '../pieces.js';
@@ -45,6 +48,7 @@ const CALL_OF: Partial<Record<CallDecision, number>> = { extended: CALL.extended
 // One set per thread, as pieces.ts's table.
 const stack = new TableStack();
 const lines = new TableLines();
+const NO_FRAMES = { n: 0, at: new Int32Array(0) };
 /** For callLines, which reads a method before its pieces are found. */
 const lineCode = new CodeTable();
 
@@ -73,8 +77,13 @@ export class TableBodies {
    * reader must read the method: it names what is wrong with its tables.
    */
   callLines(m: MemberInfo, attr: RawAttribute): number[] | null {
-    const t = lineCode.decode(attr.info, this.cf.entry, m.name + m.desc);
-    return lines.read(t, attr.info, this.cf.cp) ? lines.callLines(t) : null;
+    try {
+      const t = lineCode.decode(attr.info, this.cf.entry, m.name + m.desc);
+      return readerAccepts(t, attr.info, this.cf.cp) && lines.read(t, attr.info, this.cf.cp) ? lines.callLines(t) : null;
+    } catch (e) {
+      if (e instanceof KomoriumError) return null;
+      throw e;
+    }
   }
 
   /** `m` rewritten as method-body.ts would with `options`, or null for the object pipeline to do it. */
@@ -82,18 +91,11 @@ export class TableBodies {
     if (options.mode !== 'extended' || options.counter !== 'field' || options.compact || options.countedJdk || !('owner' in options.mid)) return null;
     const { cf } = this;
     const name = m.name + m.desc;
-    const info = attr.info;
-    const pieces = findPieces(info, cf.entry, name, pieceOptions);
-    const t = pieces.table;
-    const k = argSlots(m.desc) + ((m.access & ACC.STATIC) === 0 ? 1 : 0);
-    if (this.writer.straddles(t, k) || hasTypeAnnotations(t, info, cf)) return null;
-    if (!this.decideCalls(t)) return null;
-    const framed = cf.major >= 51 || codeAttribute(t, info, cf.cp, 'StackMapTable') !== undefined;
-    const known = framed ? this.writer.framesKnown(t, info, m, name) : null;
     const callLines = options.callLines ?? new Map<number, { owner: string; name: string }>();
-    if (!lines.read(t, info, cf.cp, callLines.size > 1 ? (framed ? this.writer.framesRead : { n: 0, at: new Int32Array(0) }) : undefined)) return null;
-    if (t.codeLength + sizeBound(t, pieces, k) > 32767) return null;
-
+    const found = this.analyse(m, attr.info, pieceOptions, callLines.size > 1);
+    if (found === null) return null;
+    const { pieces, known, k, framed } = found;
+    const t = pieces.table;
     let leaf = options.leafOpt;
     for (let i = 0; i < t.n && leaf; i++) if (isInvoke(t.op[i]!)) leaf = false;
     const stats: BodyStats = { pieces: pieces.count, counters: 0, checks: 0, checksDropped: 0, extendedCalls: 0, callouts: 0, leaf };
@@ -112,8 +114,8 @@ export class TableBodies {
     const replace = this.body(t, pieces, known, callLines, c, stats);
     let encoded: Uint8Array;
     try {
-      encoded = this.writer.write(t, info, c.out.list, name, {
-        stack: stack.compute(t, info, cf.cp),
+      encoded = this.writer.write(t, attr.info, c.out.list, name, {
+        stack: stack.compute(t, attr.info, cf.cp),
         locals: { at: k, types: [RT.TC, RT.STACK_DESC, ITEM.Integer], parameters: true },
         member: m,
         replace,
@@ -123,6 +125,33 @@ export class TableBodies {
       throw e;
     }
     return { encoded: { nameIndex: cf.cp.utf8Index('Code'), name: 'Code', info: encoded }, stats, line: lines.first };
+  }
+
+  /**
+   * What the rewrite needs to know of `m` before it adds anything to the constant pool: its pieces,
+   * where frames are known, its lines and its calls' decisions. Null where the table pipeline does
+   * not rewrite it, and where its code is broken: the object reader then reports that as it always has.
+   */
+  private analyse(m: MemberInfo, info: Uint8Array, pieceOptions: { checks: 'all' | 'optimized'; maxPath: number }, labels: boolean) {
+    const { cf } = this;
+    const name = m.name + m.desc;
+    try {
+      const pieces = findPieces(info, cf.entry, name, pieceOptions);
+      const t = pieces.table;
+      if (!readerAccepts(t, info, cf.cp)) return null;
+      const k = argSlots(m.desc) + ((m.access & ACC.STATIC) === 0 ? 1 : 0);
+      if (this.writer.straddles(t, k) || hasTypeAnnotations(t, info, cf)) return null;
+      if (!this.decideCalls(t)) return null;
+      const framed = cf.major >= 51 || codeAttribute(t, info, cf.cp, 'StackMapTable') !== undefined;
+      const known = framed ? this.writer.framesKnown(t, info, m, name) : null;
+      if (framed) frameClassesValid(this.writer.framesRead, cf.cp);
+      if (!lines.read(t, info, cf.cp, labels ? (framed ? this.writer.framesRead : NO_FRAMES) : undefined)) return null;
+      if (t.codeLength + sizeBound(t, pieces, k) > 32767) return null;
+      return { pieces, known, k, framed };
+    } catch (e) {
+      if (e instanceof KomoriumError) return null;
+      throw e;
+    }
   }
 
   /** The Code attribute of the wrapper of `m` (members.ts wrapperCode), written straight as bytes. */
