@@ -79,7 +79,9 @@ export class TableBodies {
   callLines(m: MemberInfo, attr: RawAttribute): number[] | null {
     try {
       const t = lineCode.decode(attr.info, this.cf.entry, m.name + m.desc);
-      return readerAccepts(t, attr.info, this.cf.cp) && lines.read(t, attr.info, this.cf.cp) ? lines.callLines(t) : null;
+      // Broken code is found by `rewrite`, which leaves it to the object reader (as the call lines'
+      // identifiers are only named, a method refused later adds nothing).
+      return lines.read(t, attr.info, this.cf.cp) ? lines.callLines(t) : null;
     } catch (e) {
       if (e instanceof KomoriumError) return null;
       throw e;
