@@ -32,7 +32,7 @@ import type { TableStack } from '../analysis/table-stack.js';
 import { codeAttribute, type CodeTable } from './code-table.js';
 import { Fmt, OP, OPCODE_FORMATS, implicitVarBase, implicitVarIndex, implicitVarOpcode } from './opcodes.js';
 import { StackMap, StraddledSlot, type AddedFrame, type LocalShift } from './stack-map.js';
-import { TableFrames } from '../analysis/table-frames.js';
+import { TableFrames, type TableFrame } from '../analysis/table-frames.js';
 
 /** What this writer does not do yet, for a method that needs it. */
 export class TableWriterLimit extends Error {
@@ -170,6 +170,16 @@ export class TableWriter {
   framesKnown(t: CodeTable, info: Uint8Array, member: { access: number; name: string; desc: string }, method: string): Uint8Array {
     const body = codeAttribute(t, info, this.cp, 'StackMapTable') ?? NO_FRAMES;
     return scratchFrames.known(t, scratchMap.setInitial(this.cp, this.entry, this.thisClass, member).decode(t, body, method));
+  }
+
+  /**
+   * The frame before each of the instructions `wanted` (ascending), simulated from the nearest
+   * recorded one (TableFrames), or null in dead code. Valid until the next call of this or framesKnown.
+   */
+  framesBefore(t: CodeTable, info: Uint8Array, member: { access: number; name: string; desc: string }, method: string, wanted: readonly number[]): readonly (TableFrame | null)[] {
+    const body = codeAttribute(t, info, this.cp, 'StackMapTable') ?? NO_FRAMES;
+    const map = scratchMap.setInitial(this.cp, this.entry, this.thisClass, member).decode(t, body, method);
+    return scratchFrames.compute(t, map, this.cp, this.thisClass, wanted, this.entry, method).before;
   }
 
   /** The frames `framesKnown` read. Valid until the next call. */

@@ -8,7 +8,7 @@
  *
  * `rewrite` answers null, before it adds anything to the constant pool, for what it does not do yet,
  * and the caller uses the object pipeline: in-place methods, the local counter and the compact form,
- * the instrumented JDK, calls through a companion or of a constructor in another package (factories),
+ * the instrumented JDK, calls through a companion, a `new` of a class in another package with a factory,
  * type annotations on code, a long or double where the new locals go, and code that could outgrow
  * 16-bit branch offsets. Also broken code (code-table-validation.ts): the object reader names what
  * is wrong, as it did before this pipeline.
@@ -25,7 +25,8 @@ import { TableStack } from '../../../analysis/table-stack.js';
 import { frameClassesValid, readerAccepts } from '../../../bytecode/code-table-validation.js';
 import { KomoriumError } from '../../../errors.js';
 import { TableLines } from '../../../analysis/table-lines.js';
-import { decideCall, type CallDecision, type ProgramView } from '../calls.js';
+import { decideCall, otherPackageInit, type CallDecision, type CallSite, type ProgramView } from '../calls.js';
+import { parseMethodDescriptor } from '../../../classfile/descriptor.js';
 import { findPieces, type TablePieces } from '../pieces.js';
 import type { BodyOptions, BodyStats } from './context.js';
 import { BodyRefs } from './body-refs.js';
@@ -143,7 +144,7 @@ export class TableBodies {
       if (!readerAccepts(t, info, cf.cp)) return null;
       const k = argSlots(m.desc) + ((m.access & ACC.STATIC) === 0 ? 1 : 0);
       if (this.writer.straddles(t, k) || hasTypeAnnotations(t, info, cf)) return null;
-      if (!this.decideCalls(t)) return null;
+      if (!this.decideCalls(t, m, info)) return null;
       const framed = cf.major >= 51 || codeAttribute(t, info, cf.cp, 'StackMapTable') !== undefined;
       const known = framed ? this.writer.framesKnown(t, info, m, name) : null;
       if (framed) frameClassesValid(this.writer.framesRead, cf.cp);
@@ -178,10 +179,11 @@ export class TableBodies {
   }
 
   /** Each call's decision (calls.ts decideCall); false where one is not done here. */
-  private decideCalls(t: CodeTable): boolean {
+  private decideCalls(t: CodeTable, m: MemberInfo, info: Uint8Array): boolean {
     const { cf } = this;
     if (this.calls.length < t.n) this.calls = new Uint8Array(t.n * 2);
     const calls = this.calls;
+    const constructors: { i: number; site: CallSite }[] = [];
     for (let i = 0; i < t.n; i++) {
       const o = t.op[i]!;
       calls[i] = CALL.none;
@@ -191,10 +193,34 @@ export class TableBodies {
         continue;
       }
       const ref = cf.cp.memberRef((t.code[t.pc[i]! + 1]! << 8) | t.code[t.pc[i]! + 2]!);
-      const d = decideCall({ op: o, owner: ref.owner, name: ref.name, desc: ref.desc, isInterface: ref.isInterface, caller: cf.thisClass }, this.program);
-      const code = CALL_OF[d];
-      if (code === undefined) return false;
-      calls[i] = code;
+      const site = { op: o, owner: ref.owner, name: ref.name, desc: ref.desc, isInterface: ref.isInterface, caller: cf.thisClass };
+      const d = decideCall(site, this.program);
+      if (d === 'other-package-init') constructors.push({ i, site });
+      else if (CALL_OF[d] === undefined) return false;
+      else calls[i] = CALL_OF[d];
+    }
+    return constructors.length === 0 || this.otherPackageConstructors(t, m, info, constructors);
+  }
+
+  /**
+   * calls.ts otherPackageConstructors: `super(…)` or `this(…)` of a constructor in another package
+   * passes the extra arguments when that constructor is public or protected, else it is a call-out,
+   * as is a constructor nothing shows the receiver of. A `new` whose class has a factory is left to
+   * the object pipeline (false): replacing the `new` and its `dup` is not done here.
+   */
+  private otherPackageConstructors(t: CodeTable, m: MemberInfo, info: Uint8Array, sites: { i: number; site: CallSite }[]): boolean {
+    const frames = this.writer.framesBefore(t, info, m, m.name + m.desc, sites.map((x) => x.i));
+    for (let k = 0; k < sites.length; k++) {
+      const { i, site } = sites[k]!;
+      const stack = frames[k]?.stack;
+      const argc = parseMethodDescriptor(site.desc).args.length;
+      const reach = otherPackageInit(site, this.program);
+      this.calls[i] = CALL.callout;
+      if (!stack || stack.length < argc + 1) continue;
+      const made = stack[stack.length - 1 - argc]!;
+      if (made === ITEM.UninitializedThis) {
+        if (reach.inherited) this.calls[i] = CALL.extended;
+      } else if (reach.factory && (made & 15) === ITEM.Uninitialized) return false;
     }
     return true;
   }
