@@ -15,7 +15,7 @@
  */
 import type { ClassFile } from '../../../classfile/classfile.js';
 import { ACC, type MemberInfo, type RawAttribute } from '../../../classfile/model.js';
-import { argSlots } from '../../../classfile/descriptor.js';
+import { argSlots, parseMethodDescriptor } from '../../../classfile/descriptor.js';
 import { CodeTable, codeAttribute } from '../../../bytecode/code-table.js';
 import { Fragment } from '../../../bytecode/fragment.js';
 import { TableWriter, TableWriterLimit } from '../../../bytecode/table-writer.js';
@@ -26,7 +26,6 @@ import { frameClassesValid, readerAccepts } from '../../../bytecode/code-table-v
 import { KomoriumError } from '../../../errors.js';
 import { TableLines } from '../../../analysis/table-lines.js';
 import { decideCall, otherPackageInit, type CallDecision, type CallSite, type ProgramView } from '../calls.js';
-import { parseMethodDescriptor } from '../../../classfile/descriptor.js';
 import { findPieces, type TablePieces } from '../pieces.js';
 import type { BodyOptions, BodyStats } from './context.js';
 import { BodyRefs } from './body-refs.js';
@@ -97,10 +96,9 @@ export class TableBodies {
     const callLines = options.callLines ?? new Map<number, { owner: string; name: string }>();
     const found = this.analyse(m, attr.info, pieceOptions, callLines.size > 1);
     if (found === null) return null;
-    const { pieces, known, k, framed } = found;
+    const { pieces, known, k, framed, invokes } = found;
     const t = pieces.table;
-    let leaf = options.leafOpt;
-    for (let i = 0; i < t.n && leaf; i++) if (isInvoke(t.op[i]!)) leaf = false;
+    const leaf = options.leafOpt && invokes === 0;
     const stats: BodyStats = { pieces: pieces.count, counters: 0, checks: 0, checksDropped: 0, extendedCalls: 0, callouts: 0, leaf };
     const f = this.fragment.reset();
     const c: FragmentContext = { f, out: new Insertions(f), refs: this.refs, tc: k, leaf, mid: options.mid, callbacks: options.callbacks };
@@ -144,13 +142,14 @@ export class TableBodies {
       if (!readerAccepts(t, info, cf.cp)) return null;
       const k = argSlots(m.desc) + ((m.access & ACC.STATIC) === 0 ? 1 : 0);
       if (this.writer.straddles(t, k) || hasTypeAnnotations(t, info, cf)) return null;
-      if (!this.decideCalls(t, m, info)) return null;
+      const invokes = this.decideCalls(t, m, info);
+      if (invokes < 0) return null;
       const framed = cf.major >= 51 || codeAttribute(t, info, cf.cp, 'StackMapTable') !== undefined;
       const known = framed ? this.writer.framesKnown(t, info, m, name) : null;
       if (framed) frameClassesValid(this.writer.framesRead, cf.cp);
       if (!lines.read(t, info, cf.cp, labels ? (framed ? this.writer.framesRead : NO_FRAMES) : undefined)) return null;
-      if (t.codeLength + sizeBound(t, pieces, k) > 32767) return null;
-      return { pieces, known, k, framed };
+      if (t.codeLength + sizeBound(t, pieces.count + invokes, k) > 32767) return null;
+      return { pieces, known, k, framed, invokes };
     } catch (e) {
       if (e instanceof KomoriumError) return null;
       throw e;
@@ -170,7 +169,7 @@ export class TableBodies {
     );
     const w = new ByteWriter(built.bytes.length + 12);
     w.u2(built.maxStack);
-    w.u2(argSlots(m.desc) + (isStatic ? 0 : 1) + 3);
+    w.u2(built.maxLocals);
     w.u4(built.bytes.length);
     w.bytes(built.bytes);
     w.u2(0); // exception_table_length
@@ -178,16 +177,18 @@ export class TableBodies {
     return { nameIndex: cf.cp.utf8Index('Code'), name: 'Code', info: w.finish() };
   }
 
-  /** Each call's decision (calls.ts decideCall); false where one is not done here. */
-  private decideCalls(t: CodeTable, m: MemberInfo, info: Uint8Array): boolean {
+  /** Each call's decision (calls.ts decideCall); the number of invokes, or -1 where a call is not done here. */
+  private decideCalls(t: CodeTable, m: MemberInfo, info: Uint8Array): number {
     const { cf } = this;
     if (this.calls.length < t.n) this.calls = new Uint8Array(t.n * 2);
     const calls = this.calls;
     const constructors: { i: number; site: CallSite }[] = [];
+    let invokes = 0;
     for (let i = 0; i < t.n; i++) {
       const o = t.op[i]!;
       calls[i] = CALL.none;
       if (!isInvoke(o)) continue;
+      invokes++;
       if (o === OP.INVOKEDYNAMIC) {
         calls[i] = CALL.callout;
         continue;
@@ -196,10 +197,10 @@ export class TableBodies {
       const site = { op: o, owner: ref.owner, name: ref.name, desc: ref.desc, isInterface: ref.isInterface, caller: cf.thisClass };
       const d = decideCall(site, this.program);
       if (d === 'other-package-init') constructors.push({ i, site });
-      else if (CALL_OF[d] === undefined) return false;
+      else if (CALL_OF[d] === undefined) return -1;
       else calls[i] = CALL_OF[d];
     }
-    return constructors.length === 0 || this.otherPackageConstructors(t, m, info, constructors);
+    return constructors.length === 0 || this.otherPackageConstructors(t, m, info, constructors) ? invokes : -1;
   }
 
   /**
@@ -314,13 +315,14 @@ function coveredByAnother(t: CodeTable, e: number, handler: number, i: number): 
   return false;
 }
 
-/** Bytes the rewrite may add at most, short of which no branch can need more than 16 bits. */
-function sizeBound(t: CodeTable, pieces: TablePieces, k: number): number {
-  let invokes = 0;
-  for (let i = 0; i < t.n; i++) if (isInvoke(t.op[i]!)) invokes++;
+/**
+ * Bytes the rewrite may add at most to `t`, with `sites` pieces and invokes and `k` argument slots,
+ * short of which no branch can need more than 16 bits.
+ */
+function sizeBound(t: CodeTable, sites: number, k: number): number {
   // The entry with its call-out's arguments; a counter with its check; a call's stores; a local
   // access renumbered into its wide form.
-  return 64 + 3 * k + 40 * (pieces.count + invokes) + 4 * t.n;
+  return 64 + 3 * k + 40 * sites + 4 * t.n;
 }
 
 function hasTypeAnnotations(t: CodeTable, info: Uint8Array, cf: ClassFile): boolean {

@@ -10,7 +10,7 @@ import { ENTRY, type Insertion } from '../../../bytecode/table-writer.js';
 import { ITEM } from '../../../bytecode/stack-map.js';
 import { OP } from '../../../bytecode/opcodes.js';
 import { loadOpFor, returnOpFor } from '../../../bytecode/emit.js';
-import { parseMethodDescriptor, typeSize } from '../../../classfile/descriptor.js';
+import { argSlots, parseMethodDescriptor, typeSize } from '../../../classfile/descriptor.js';
 import { RT } from '../runtime-names.js';
 import { TC_FIELD } from './context.js';
 import type { BodyRefs } from './body-refs.js';
@@ -129,8 +129,8 @@ export function entry(c: FragmentContext, m: EntryMethod): void {
   let ownFrames: Insertion['ownFrames'];
   if (m.dispatchCheck) {
     ownFrames = dispatchCheck(c, m);
-    const { args, ret } = parseMethodDescriptor(m.desc);
-    const slots = 1 + args.reduce((s, a) => s + typeSize(a), 0);
+    const { ret } = parseMethodDescriptor(m.desc);
+    const slots = 1 + argSlots(m.desc);
     const returned = ret === 'V' ? 0 : typeSize(ret);
     // The call-out's arguments; what it returns, under the unpublish's two words; getClass, dup and ldc.
     stack = Math.max(slots, returned + (c.callbacks ? 2 : 0), m.ldcClass ? 3 : 2);
@@ -155,12 +155,7 @@ function dispatchCheck(c: FragmentContext, m: EntryMethod): Insertion['ownFrames
   if (m.ldcClass) f.op(OP.DUP).ldc(refs.cp.classIndex(m.thisClass)).jump(OP.IF_ACMPEQ, exact);
   f.local(OP.ALOAD, 0).ref(OP.INVOKEVIRTUAL, refs.method(m.thisClass, RT.CLASS_METHOD, RT.CLASS_METHOD_DESC)).jump(OP.IF_ACMPEQ, body);
   if (c.callbacks) writePublish(c);
-  f.local(OP.ALOAD, 0);
-  let slot = 1;
-  for (const a of args) {
-    f.local(loadOpFor(a), slot);
-    slot += typeSize(a);
-  }
+  loadArguments(f, m.desc, false);
   f.ref(OP.INVOKEVIRTUAL, refs.method(m.thisClass, m.name, m.desc));
   if (c.callbacks) writeUnpublish(c);
   f.op(returnOpFor(ret));
@@ -210,7 +205,7 @@ function verificationType(desc: string): number | string {
 /**
  * members.ts wrapperCode as bytes: `tc = TC.getTC(); stack = tc.enter(); sp = tc.enterSp; r =
  * ext(args…, tc, stack, sp); tc.exit(stack, sp); return r`, straight-line, so without frames. The
- * code's bytes and its max_stack.
+ * code's bytes, its max_stack and max_locals.
  */
 export function wrapper(
   f: Fragment,
@@ -218,24 +213,28 @@ export function wrapper(
   m: { thisClass: string; isInterface: boolean; isStatic: boolean; desc: string; extName: string; extDesc: string },
   direct: boolean,
   tcGetter: string,
-): { bytes: Uint8Array; maxStack: number } {
-  const { args, ret } = parseMethodDescriptor(m.desc);
-  let k = m.isStatic ? 0 : 1;
-  for (const a of args) k += typeSize(a);
+): { bytes: Uint8Array; maxStack: number; maxLocals: number } {
+  const { ret } = parseMethodDescriptor(m.desc);
+  const k = argSlots(m.desc) + (m.isStatic ? 0 : 1);
   f.ref(OP.INVOKESTATIC, refs.method(RT.TC, tcGetter, `()${RT.TC_DESC}`)).local(OP.ASTORE, k).local(OP.ALOAD, k);
   f.ref(OP.INVOKEVIRTUAL, refs.method(RT.TC, 'enter', `()${RT.STACK_DESC}`)).local(OP.ASTORE, k + 1).local(OP.ALOAD, k);
   f.ref(OP.GETFIELD, refs.field(RT.TC, TC_FIELD.enterSp, 'I')).local(OP.ISTORE, k + 2);
-  let slot = 0;
-  if (!m.isStatic) f.local(OP.ALOAD, slot++);
-  for (const a of args) {
-    f.local(loadOpFor(a), slot);
-    slot += typeSize(a);
-  }
+  loadArguments(f, m.desc, m.isStatic);
   f.local(OP.ALOAD, k).local(OP.ALOAD, k + 1).local(OP.ILOAD, k + 2);
   if (direct) f.op(OP.ICONST_M1).op(OP.IXOR);
   f.ref(m.isStatic ? OP.INVOKESTATIC : OP.INVOKESPECIAL, refs.method(m.thisClass, m.extName, m.extDesc, m.isInterface));
   f.local(OP.ALOAD, k).local(OP.ALOAD, k + 1).local(OP.ILOAD, k + 2);
   f.ref(OP.INVOKEVIRTUAL, refs.method(RT.TC, 'exit', `(${RT.STACK_DESC}I)V`)).op(returnOpFor(ret));
   const returned = ret === 'V' ? 0 : typeSize(ret);
-  return { bytes: f.finish().bytes, maxStack: Math.max(k + 3 + (direct ? 1 : 0), returned + 3) };
+  return { bytes: f.finish().bytes, maxStack: Math.max(k + 3 + (direct ? 1 : 0), returned + 3), maxLocals: k + 3 };
+}
+
+/** members.ts loadArgs as bytes: `this` (unless static) and every argument of `desc`. */
+function loadArguments(f: Fragment, desc: string, isStatic: boolean): void {
+  let slot = 0;
+  if (!isStatic) f.local(OP.ALOAD, slot++);
+  for (const a of parseMethodDescriptor(desc).args) {
+    f.local(loadOpFor(a), slot);
+    slot += typeSize(a);
+  }
 }
