@@ -4,7 +4,7 @@
  * `--no-call-lines`) record which line of the caller each context was called from, without changing
  * the calling-context tree.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync } from 'node:fs';
@@ -13,6 +13,8 @@ import { debianClasspathFor, debianJar, jflexJavaFlex } from './support/corpus.j
 import { instrument } from './support/komorium.js';
 import { readProfile, type ContextNode, type Profile } from '../src/profile/index.js';
 import { renderText } from '../src/report/text.js';
+import { ClassFile } from '../src/classfile/classfile.js';
+import { CONSTANT } from '../src/classfile/model.js';
 
 const work = tmpDir('komorium-lines-');
 const source = join(repoRoot, 'test', 'fixtures', 'lines', 'Lines.java');
@@ -100,6 +102,52 @@ describe('line-level profiles', () => {
     const ratio = w.get(6)! / w.get(5)!;
     expect(ratio).toBeGreaterThan(1.6);
     expect(ratio).toBeLessThan(2.5);
+  });
+
+  it("call lines of a class whose method table takes several strings, a method's lines split between two", async () => {
+    // 30 methods of 130 calls each, every call on its own line past line 1,000: about 4,000 call
+    // lines, more than one constant string of MID.forClass holds, so one method's lines are split.
+    const methods = 30;
+    const calls = 130;
+    const src: string[] = ['public class ManyLines {', '    static int leaf(int x) { return x + 1; }'];
+    while (src.length < 1000) src.push('');
+    const expected: number[][] = [];
+    for (let m = 0; m < methods; m++) {
+      src.push(`    static int m${m}(int s) {`);
+      expected.push([]);
+      for (let c = 0; c < calls; c++) {
+        src.push(`        s += leaf(${c});`);
+        expected[m]!.push(src.length);
+      }
+      src.push('        return s;', '    }');
+    }
+    src.push('    public static void main(String[] a) {', '        int s = 0;');
+    for (let m = 0; m < methods; m++) src.push(`        s = m${m}(s);`);
+    src.push('        System.out.println(s);', '    }', '}');
+    const dir = join(work, 'many');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'ManyLines.java'), src.join('\n') + '\n');
+    javac(join(dir, 'ManyLines.java'), join(dir, 'classes'));
+    instrument(join(dir, 'classes'), join(dir, 'out'));
+
+    const cf = ClassFile.parse(readFileSync(join(dir, 'out', 'ManyLines.class')), 'ManyLines.class');
+    const tables: string[] = [];
+    for (let i = 1; i < cf.cp.size; i++) if (cf.cp.tag(i) === CONSTANT.String && cf.cp.string(i).includes('\t')) tables.push(cf.cp.string(i));
+    // Several strings; a later one starts with a call line in full (its method's line is in the one
+    // before), and the lines after a method's own line are short.
+    expect(tables.length).toBeGreaterThan(1);
+    expect(tables.slice(1).some((t) => t.split('\n')[0]!.split('\t').length === 4)).toBe(true);
+    expect(tables[0]).toMatch(/^m0\t\(I\)I\t\d+\n\t\d+\n\t\d+\n/m);
+
+    const out = join(dir, 'many.kprof');
+    const r = await runJava({ cp: [join(dir, 'out')], main: 'ManyLines', jvmArgs: ['-Dkomorium.agent=exact', `-Dkomorium.out=${out}`, '-Dkomorium.quiet'] });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe(`${methods * (calls * (calls + 1)) / 2}\n`);
+    const p = readProfile(out);
+    for (let m = 0; m < methods; m++) {
+      // leaf is 4 bytecodes, called once from each line.
+      expect(named(p, `main>m${m}>leaf`).calls, `m${m}`).toEqual(expected[m]!.map((line) => ({ line, counter: 4 })));
+    }
   });
 
   it('call lines on a real program (Debian jflex): the same output and samples tree as --no-call-lines, and call lines', async () => {

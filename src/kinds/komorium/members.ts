@@ -195,13 +195,24 @@ export interface MidEntry {
   callLine?: number;
 }
 
+/**
+ * One line of MID.forClass's string. A call line of the method of the line before it in the same
+ * string is only `TAB callLine`: repeating the name and descriptor made these strings a quarter of an
+ * instrumented Rhino's class bytes, and encoding them a tenth of its rewrite (BENCHMARKS.md).
+ */
+function midLine(e: MidEntry, before: MidEntry | undefined): string {
+  if (e.callLine === undefined) return `${e.name}\t${e.desc}\t${e.line}\n`;
+  if (before !== undefined && before.name === e.name && before.desc === e.desc && before.line === e.line) return `\t${e.callLine}\n`;
+  return `${e.name}\t${e.desc}\t${e.line}\t${e.callLine}\n`;
+}
+
 /** Largest packed string per ldc: a CONSTANT_Utf8 holds at most 65,535 bytes. */
 const CHUNK = 60_000;
 
 /**
- * `MID.forClass(className, sourceFile, "name\tdesc\tline\n…")` registers the methods of a class
- * in one call and returns the first identifier; the others follow in order, and each is stored in
- * its static final field. One ldc per class instead of five per method keeps <clinit> small and
+ * `MID.forClass(className, sourceFile, "name\tdesc\tline\n…")` (each line a midLine) registers the
+ * methods of a class in one call and returns the first identifier; the others follow in order, and
+ * each is stored in its static final field. One ldc per class instead of five per method keeps <clinit> small and
  * the constant pool short.
  */
 export function midInitCode(cf: ClassFile, owner: string, javaName: string, source: string | null, mids: MidEntry[]): Insn[] {
@@ -213,7 +224,7 @@ export function midInitCode(cf: ClassFile, owner: string, javaName: string, sour
     let packed = '';
     while (end < mids.length) {
       const e = mids[end];
-      const line = `${e.name}\t${e.desc}\t${e.line}${e.callLine === undefined ? '' : `\t${e.callLine}`}\n`;
+      const line = midLine(e, end > start ? mids[end - 1] : undefined);
       if (size + line.length * 3 > CHUNK && end > start) break;
       packed += line;
       size += line.length * 3;

@@ -161,7 +161,8 @@ public final class MID {
      * @param sourceFile the class's SourceFile attribute, or {@code null}
      * @param packed one line per method: {@code name TAB descriptor TAB firstLine NEWLINE}; a line
      *        {@code name TAB descriptor TAB firstLine TAB callLine NEWLINE} registers the identifier a
-     *        frame of that method holds while it calls from {@code callLine} (see {@link #getCallLine})
+     *        frame of that method holds while it calls from {@code callLine} (see {@link #getCallLine}),
+     *        and after a line of the same method, {@code TAB callLine NEWLINE} says the same
      * @return the identifier of the first method; the others follow in the order of the lines
      */
     public static int forClass(String className, String sourceFile, String packed) {
@@ -171,6 +172,15 @@ public final class MID {
             // previous call: a class's lines come in chunks of one constant string each.
             int method = -1;
             for (int start = 0; start < packed.length(); ) {
+                if (packed.charAt(start) == '\t') {
+                    // TAB callLine: a call line of the method of the line before.
+                    int end = packed.indexOf('\n', start + 1);
+                    MID m = table[method];
+                    register(className, m.methodName, m.descriptor, sourceFile, m.firstLine, Integer.parseInt(packed.substring(start + 1, end)), method);
+                    callLines = true;
+                    start = end + 1;
+                    continue;
+                }
                 int tab1 = packed.indexOf('\t', start);
                 int tab2 = packed.indexOf('\t', tab1 + 1);
                 int end = packed.indexOf('\n', tab2 + 1);
