@@ -35,7 +35,7 @@ export class Fragment {
   private readonly jumps: { at: number; to: FragmentLabel }[] = [];
   private readonly labels: FragmentLabel[] = [];
 
-  constructor(private readonly cp: ConstantPool) {}
+  constructor(readonly cp: ConstantPool) {}
 
   /** Forgets every fragment handed out: their views must have been used. */
   reset(): this {

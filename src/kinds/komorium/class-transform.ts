@@ -359,13 +359,16 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
       extra.push({ name: midOwner, bytes: buildHolderClass(cf, midOwner, dotted, source, mids) });
     } else {
       addMidFields(cf, MID_FIELD_ACCESS, mids);
-      const init = midInitCode(cf, cf.thisClass, dotted, source, mids);
-      if (clinit) clinit.code.nodes.unshift(...init);
-      else added.push(syntheticClinit(cf, () => init));
+      if (clinit) clinit.code.nodes.unshift(...midInitCode(cf, cf.thisClass, dotted, source, mids));
+      else if (tables) added.push(tableClinit(cf, tables, dotted, source, mids));
+      else {
+        const init = midInitCode(cf, cf.thisClass, dotted, source, mids);
+        added.push(syntheticClinit(cf, () => init));
+      }
     }
   }
   if (clinit) replaceCode(clinit.member, writeCode(cf, clinit.member, clinit.code, { frameAt: encoderFrames(cf, clinit.member, clinit.code) }));
-  if (!isInterface) added.push(classMethod(cf, program, jdk !== null));
+  if (!isInterface) added.push(classMethod(cf, program, jdk !== null, tables));
   if (isInterface) {
     const companion = buildCompanion(cf);
     if (companion) extra.push(companion);
@@ -386,7 +389,7 @@ export function instrumentClass(cf: ClassFile, program: ProgramView, options: In
  * this class and the JDK is not instrumented in this run (it might override a method without an
  * extended version), and in class files older than 49, which cannot ldc a class.
  */
-function classMethod(cf: ClassFile, program: ProgramView, inJdk: boolean): MemberInfo {
+function classMethod(cf: ClassFile, program: ProgramView, inJdk: boolean, tables: TableBodies | null): MemberInfo {
   let trusted = cf.major >= 49;
   // In the JDK itself every superclass up to Object must be instrumented (Thread's subclasses are not trusted).
   const above = (s: string) => (inJdk ? s !== 'java/lang/Object' : !isJdkClass(s));
@@ -396,9 +399,24 @@ function classMethod(cf: ClassFile, program: ProgramView, inJdk: boolean): Membe
     else s = info.superName;
   }
   const member = cf.newMember(ACC.PROTECTED | ACC.SYNTHETIC, RT.CLASS_METHOD, RT.CLASS_METHOD_DESC);
-  const value = trusted ? { op: OP.LDC, cp: cf.cp.classIndex(cf.thisClass) } : op(OP.ACONST_NULL);
-  member.attributes = [writeCode(cf, member, emptyCode([value, op(OP.ARETURN)]))];
+  const classIndex = trusted ? cf.cp.classIndex(cf.thisClass) : null;
+  member.attributes = [
+    tables
+      ? tables.classMethod(classIndex)
+      : writeCode(cf, member, emptyCode([classIndex === null ? op(OP.ACONST_NULL) : { op: OP.LDC, cp: classIndex }, op(OP.ARETURN)])),
+  ];
   return member;
+}
+
+/**
+ * The synthetic <clinit> of a class without one, written as bytes (members.ts syntheticClinit): its
+ * constants, its name and descriptor, and 'Code' are added to the pool in that order, as there.
+ */
+function tableClinit(cf: ClassFile, tables: TableBodies, dotted: string, source: string | null, mids: MidEntry[]): MemberInfo {
+  const code = tables.midInit(cf.thisClass, dotted, source, mids);
+  const clinit = cf.newMember(ACC.STATIC | ACC.SYNTHETIC, '<clinit>', '()V');
+  clinit.attributes = [tables.straight(code)];
+  return clinit;
 }
 
 function replaceCode(m: MemberInfo, code: RawAttribute): void {

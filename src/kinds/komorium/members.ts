@@ -209,38 +209,55 @@ function midLine(e: MidEntry, before: MidEntry | undefined): string {
 /** Largest packed string per ldc: a CONSTANT_Utf8 holds at most 65,535 bytes. */
 const CHUNK = 60_000;
 
-/**
- * `MID.forClass(className, sourceFile, "name\tdesc\tline\n…")` (each line a midLine) registers the
- * methods of a class in one call and returns the first identifier; the others follow in order, and
- * each is stored in its static final field. One ldc per class instead of five per method keeps <clinit> small and
- * the constant pool short.
- */
-export function midInitCode(cf: ClassFile, owner: string, javaName: string, source: string | null, mids: MidEntry[]): Insn[] {
-  const cp = cf.cp;
-  const out: Insn[] = [];
+/** The identifiers `mids[start..end)`, registered by one MID.forClass call with the string `packed`. */
+export interface MidChunk {
+  start: number;
+  end: number;
+  packed: string;
+}
+
+/** `mids` cut into the strings of MID.forClass calls, each within a CONSTANT_Utf8's size. */
+export function midChunks(mids: readonly MidEntry[]): MidChunk[] {
+  const chunks: MidChunk[] = [];
   for (let start = 0; start < mids.length; ) {
     let size = 0;
     let end = start;
     let packed = '';
     while (end < mids.length) {
-      const e = mids[end];
-      const line = midLine(e, end > start ? mids[end - 1] : undefined);
+      const line = midLine(mids[end]!, end > start ? mids[end - 1] : undefined);
       if (size + line.length * 3 > CHUNK && end > start) break;
       packed += line;
       size += line.length * 3;
       end++;
     }
+    chunks.push({ start, end, packed });
+    start = end;
+  }
+  return chunks;
+}
+
+export const FOR_CLASS_DESC = `(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;)${RT.MID_DESC}`;
+
+/**
+ * `MID.forClass(className, sourceFile, "name\tdesc\tline\n…")` (each line a midLine) registers the
+ * methods of a class in one call and returns the first identifier; the others follow in order, and
+ * each is stored in its static final field. One ldc per class instead of five per method keeps
+ * <clinit> small and the constant pool short. table-fragments.ts midInit writes the same as bytes.
+ */
+export function midInitCode(cf: ClassFile, owner: string, javaName: string, source: string | null, mids: MidEntry[]): Insn[] {
+  const cp = cf.cp;
+  const out: Insn[] = [];
+  for (const { start, end, packed } of midChunks(mids)) {
     out.push(
       pushString(cp, javaName),
       pushString(cp, source),
       pushString(cp, packed),
-      invoke(cp, OP.INVOKESTATIC, RT.MID, 'forClass', `(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;)${RT.MID_DESC}`),
+      invoke(cp, OP.INVOKESTATIC, RT.MID, 'forClass', FOR_CLASS_DESC),
     );
     for (let i = start; i < end; i++) {
       out.push(op(OP.DUP), pushInt(cp, i - start), op(OP.IADD), field(cp, OP.PUTSTATIC, owner, mids[i].field, RT.MID_DESC));
     }
     out.push(op(OP.POP));
-    start = end;
   }
   return out;
 }

@@ -30,7 +30,20 @@ import { findPieces, type TablePieces } from '../pieces.js';
 import type { BodyOptions, BodyStats } from './context.js';
 import { BodyRefs } from './body-refs.js';
 import { ExtendedRefs, extendedInvoke } from './call-fragment.js';
-import { Insertions, callLine, callout, counterPiece, entry, extraArguments, wrapper, type FragmentContext } from './table-fragments.js';
+import {
+  Insertions,
+  callLine,
+  callout,
+  classMethodCode,
+  counterPiece,
+  entry,
+  extraArguments,
+  midInit,
+  wrapper,
+  type FragmentContext,
+  type StraightCode,
+} from './table-fragments.js';
+import type { MidEntry } from '../members.js';
 import { ByteWriter } from '../../../bytecode/byte-writer.js';
 import { RT, extendDescriptor, extendedName } from '../runtime-names.js';
 
@@ -167,6 +180,21 @@ export class TableBodies {
       direct,
       tcGetter,
     );
+    return this.straight(built);
+  }
+
+  /** The code of the synthetic <clinit> that registers `mids` (table-fragments.ts midInit), for `straight`. */
+  midInit(owner: string, javaName: string, source: string | null, mids: readonly MidEntry[]): StraightCode {
+    return midInit(this.fragment.reset(), { owner, javaName, source, mids });
+  }
+
+  /** The Code attribute of `komorium$class()` (class-transform.ts classMethod): `classIndex` or null returned. */
+  classMethod(classIndex: number | null): RawAttribute {
+    return this.straight(classMethodCode(this.fragment.reset(), classIndex));
+  }
+
+  /** A Code attribute of straight-line code: no exception table, no attributes. */
+  straight(built: StraightCode): RawAttribute {
     const w = new ByteWriter(built.bytes.length + 12);
     w.u2(built.maxStack);
     w.u2(built.maxLocals);
@@ -174,7 +202,7 @@ export class TableBodies {
     w.bytes(built.bytes);
     w.u2(0); // exception_table_length
     w.u2(0); // attributes_count
-    return { nameIndex: cf.cp.utf8Index('Code'), name: 'Code', info: w.finish() };
+    return { nameIndex: this.cf.cp.utf8Index('Code'), name: 'Code', info: w.finish() };
   }
 
   /** Each call's decision (calls.ts decideCall); the number of invokes, or -1 where a call is not done here. */

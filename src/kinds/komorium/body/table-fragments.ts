@@ -12,6 +12,7 @@ import { OP } from '../../../bytecode/opcodes.js';
 import { loadOpFor, returnOpFor } from '../../../bytecode/emit.js';
 import { argSlots, parseMethodDescriptor, typeSize } from '../../../classfile/descriptor.js';
 import { RT } from '../runtime-names.js';
+import { FOR_CLASS_DESC, midChunks, type MidEntry } from '../members.js';
 import { TC_FIELD } from './context.js';
 import type { BodyRefs } from './body-refs.js';
 
@@ -213,7 +214,7 @@ export function wrapper(
   m: { thisClass: string; isInterface: boolean; isStatic: boolean; desc: string; extName: string; extDesc: string },
   direct: boolean,
   tcGetter: string,
-): { bytes: Uint8Array; maxStack: number; maxLocals: number } {
+): StraightCode {
   const { ret } = parseMethodDescriptor(m.desc);
   const k = argSlots(m.desc) + (m.isStatic ? 0 : 1);
   f.ref(OP.INVOKESTATIC, refs.method(RT.TC, tcGetter, `()${RT.TC_DESC}`)).local(OP.ASTORE, k).local(OP.ALOAD, k);
@@ -237,4 +238,41 @@ function loadArguments(f: Fragment, desc: string, isStatic: boolean): void {
     f.local(loadOpFor(a), slot);
     slot += typeSize(a);
   }
+}
+
+/** What a straight-line method's Code attribute needs besides its (empty) tables. */
+export interface StraightCode {
+  bytes: Uint8Array;
+  maxStack: number;
+  maxLocals: number;
+}
+
+/**
+ * The synthetic <clinit> of class-transform.ts as bytes: members.ts midInitCode, then `return`. The
+ * constant pool entries are made in midInitCode's order, so both give the same pool.
+ */
+export function midInit(f: Fragment, m: { owner: string; javaName: string; source: string | null; mids: readonly MidEntry[] }): StraightCode {
+  const cp = f.cp;
+  const chunks = midChunks(m.mids);
+  for (const { start, end, packed } of chunks) {
+    f.ldc(cp.stringIndex(m.javaName));
+    if (m.source === null) f.op(OP.ACONST_NULL);
+    else f.ldc(cp.stringIndex(m.source));
+    f.ldc(cp.stringIndex(packed)).ref(OP.INVOKESTATIC, cp.methodrefIndex(RT.MID, 'forClass', FOR_CLASS_DESC));
+    for (let i = start; i < end; i++) {
+      f.op(OP.DUP).pushInt(i - start).op(OP.IADD).ref(OP.PUTSTATIC, cp.fieldrefIndex(m.owner, m.mids[i]!.field, RT.MID_DESC));
+    }
+    f.op(OP.POP);
+  }
+  f.op(OP.RETURN);
+  // Three strings; or the first identifier, its copy and an offset.
+  return { bytes: f.finish().bytes, maxStack: chunks.length > 0 ? 3 : 0, maxLocals: 0 };
+}
+
+/** class-transform.ts classMethod's code as bytes: `ldc thisClass; areturn`, or `aconst_null; areturn`. */
+export function classMethodCode(f: Fragment, classIndex: number | null): StraightCode {
+  if (classIndex === null) f.op(OP.ACONST_NULL);
+  else f.ldc(classIndex);
+  f.op(OP.ARETURN);
+  return { bytes: f.finish().bytes, maxStack: 1, maxLocals: 1 };
 }
