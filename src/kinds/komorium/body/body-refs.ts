@@ -9,8 +9,9 @@ import { RT } from '../runtime-names.js';
 import { TC_FIELD } from './context.js';
 
 export class BodyRefs {
-  private readonly fields = new Map<string, number>();
-  private readonly methods = new Map<string, number>();
+  private readonly fields: Refs = new Map();
+  private readonly methods: Refs = new Map();
+  private readonly interfaceMethods: Refs = new Map();
   private counterRef = 0;
   private outStackRef = 0;
   private outSpRef = 0;
@@ -30,24 +31,35 @@ export class BodyRefs {
     return (this.outSpRef ||= this.cp.fieldrefIndex(RT.TC, TC_FIELD.outSp, 'I'));
   }
 
+  /** A Fieldref that fragments of this class name more than once. */
   field(owner: string, name: string, desc: string): number {
-    const key = `${owner}.${name}:${desc}`;
-    let i = this.fields.get(key);
-    if (i === undefined) {
-      i = this.cp.fieldrefIndex(owner, name, desc);
-      this.fields.set(key, i);
-    }
-    return i;
+    return lookup(this.fields, owner, name, desc, () => this.cp.fieldrefIndex(owner, name, desc));
   }
 
-  /** A Methodref (an InterfaceMethodref with `isInterface`). */
+  /**
+   * A Methodref (an InterfaceMethodref with `isInterface`) that fragments of this class name more
+   * than once; one named once (a wrapper's extended method) is found in the pool directly.
+   */
   method(owner: string, name: string, desc: string, isInterface = false): number {
-    const key = `${isInterface ? 'I' : 'M'}${owner}.${name}${desc}`;
-    let i = this.methods.get(key);
-    if (i === undefined) {
-      i = isInterface ? this.cp.interfaceMethodrefIndex(owner, name, desc) : this.cp.methodrefIndex(owner, name, desc);
-      this.methods.set(key, i);
-    }
-    return i;
+    return lookup(isInterface ? this.interfaceMethods : this.methods, owner, name, desc, () =>
+      isInterface ? this.cp.interfaceMethodrefIndex(owner, name, desc) : this.cp.methodrefIndex(owner, name, desc),
+    );
   }
+}
+
+type Refs = Map<string, Map<string, Map<string, number>>>;
+
+/**
+ * refs[owner][name][desc], made by `make` the first time. Nested maps rather than one keyed by
+ * `owner.name:desc`: a key built per lookup had to be hashed whole each time, which made this
+ * lookup cost more than the pool's own (54 ms of a cold guava run).
+ */
+function lookup(refs: Refs, owner: string, name: string, desc: string, make: () => number): number {
+  let byName = refs.get(owner);
+  if (byName === undefined) refs.set(owner, (byName = new Map()));
+  let byDesc = byName.get(name);
+  if (byDesc === undefined) byName.set(name, (byDesc = new Map()));
+  let i = byDesc.get(desc);
+  if (i === undefined) byDesc.set(desc, (i = make()));
+  return i;
 }

@@ -45,6 +45,11 @@ export interface FragmentContext {
 }
 
 const PUSH_DESC = `(${RT.STACK_DESC}I${RT.MID_DESC})I`;
+const GET_TC_DESC = `()${RT.TC_DESC}`;
+const ENTER_DESC = `()${RT.STACK_DESC}`;
+const EXIT_DESC = `(${RT.STACK_DESC}I)V`;
+/** The slow path's descriptors: [leaf * 2 + with a line]. */
+const TRIGGER_DESC = [`(${RT.STACK_DESC}I)V`, `(${RT.STACK_DESC}II)V`, `(${RT.STACK_DESC}I${RT.MID_DESC})V`, `(${RT.STACK_DESC}I${RT.MID_DESC}I)V`];
 
 /**
  * Counter.piece with the field counter: `tc.instrCounter -= count`, and with `check` the sample when
@@ -66,7 +71,7 @@ export function counterPiece(c: FragmentContext, before: number, count: number, 
   if (c.leaf) f.ref(OP.GETSTATIC, refs.field(c.mid.owner, c.mid.name, RT.MID_DESC));
   if (line !== null) f.pushInt(line);
   const name = c.leaf ? 'triggerSamplingLeaf' : 'triggerSampling';
-  const desc = `(${RT.STACK_DESC}I${c.leaf ? RT.MID_DESC : ''}${line !== null ? 'I' : ''})V`;
+  const desc = TRIGGER_DESC[(c.leaf ? 2 : 0) + (line !== null ? 1 : 0)]!;
   f.ref(OP.INVOKEVIRTUAL, refs.method(RT.TC, name, desc)).place(skip);
   c.out.add(before, 3 + (c.leaf ? 1 : 0) + (line !== null ? 1 : 0));
 }
@@ -137,7 +142,7 @@ export function entry(c: FragmentContext, m: EntryMethod): void {
     stack = Math.max(slots, returned + (c.callbacks ? 2 : 0), m.ldcClass ? 3 : 2);
   }
   if (!c.leaf) {
-    f.local(OP.ALOAD, tc + 1).local(OP.ILOAD, tc + 2).ref(OP.GETSTATIC, refs.field(m.entryMid.owner, m.entryMid.name, RT.MID_DESC));
+    f.local(OP.ALOAD, tc + 1).local(OP.ILOAD, tc + 2).ref(OP.GETSTATIC, refs.cp.fieldrefIndex(m.entryMid.owner, m.entryMid.name, RT.MID_DESC));
     f.ref(OP.INVOKESTATIC, refs.method(RT.TC, 'push', PUSH_DESC)).local(OP.ISTORE, tc + 2);
     stack = Math.max(stack, 3);
   } else f.op(OP.NOP);
@@ -157,7 +162,7 @@ function dispatchCheck(c: FragmentContext, m: EntryMethod): Insertion['ownFrames
   f.local(OP.ALOAD, 0).ref(OP.INVOKEVIRTUAL, refs.method(m.thisClass, RT.CLASS_METHOD, RT.CLASS_METHOD_DESC)).jump(OP.IF_ACMPEQ, body);
   if (c.callbacks) writePublish(c);
   loadArguments(f, m.desc, false);
-  f.ref(OP.INVOKEVIRTUAL, refs.method(m.thisClass, m.name, m.desc));
+  f.ref(OP.INVOKEVIRTUAL, refs.cp.methodrefIndex(m.thisClass, m.name, m.desc));
   if (c.callbacks) writeUnpublish(c);
   f.op(returnOpFor(ret));
   const directAt = f.offset;
@@ -217,15 +222,16 @@ export function wrapper(
 ): StraightCode {
   const { ret } = parseMethodDescriptor(m.desc);
   const k = argSlots(m.desc) + (m.isStatic ? 0 : 1);
-  f.ref(OP.INVOKESTATIC, refs.method(RT.TC, tcGetter, `()${RT.TC_DESC}`)).local(OP.ASTORE, k).local(OP.ALOAD, k);
-  f.ref(OP.INVOKEVIRTUAL, refs.method(RT.TC, 'enter', `()${RT.STACK_DESC}`)).local(OP.ASTORE, k + 1).local(OP.ALOAD, k);
+  f.ref(OP.INVOKESTATIC, refs.method(RT.TC, tcGetter, GET_TC_DESC)).local(OP.ASTORE, k).local(OP.ALOAD, k);
+  f.ref(OP.INVOKEVIRTUAL, refs.method(RT.TC, 'enter', ENTER_DESC)).local(OP.ASTORE, k + 1).local(OP.ALOAD, k);
   f.ref(OP.GETFIELD, refs.field(RT.TC, TC_FIELD.enterSp, 'I')).local(OP.ISTORE, k + 2);
   loadArguments(f, m.desc, m.isStatic);
   f.local(OP.ALOAD, k).local(OP.ALOAD, k + 1).local(OP.ILOAD, k + 2);
   if (direct) f.op(OP.ICONST_M1).op(OP.IXOR);
-  f.ref(m.isStatic ? OP.INVOKESTATIC : OP.INVOKESPECIAL, refs.method(m.thisClass, m.extName, m.extDesc, m.isInterface));
+  const ext = m.isInterface ? refs.cp.interfaceMethodrefIndex(m.thisClass, m.extName, m.extDesc) : refs.cp.methodrefIndex(m.thisClass, m.extName, m.extDesc);
+  f.ref(m.isStatic ? OP.INVOKESTATIC : OP.INVOKESPECIAL, ext);
   f.local(OP.ALOAD, k).local(OP.ALOAD, k + 1).local(OP.ILOAD, k + 2);
-  f.ref(OP.INVOKEVIRTUAL, refs.method(RT.TC, 'exit', `(${RT.STACK_DESC}I)V`)).op(returnOpFor(ret));
+  f.ref(OP.INVOKEVIRTUAL, refs.method(RT.TC, 'exit', EXIT_DESC)).op(returnOpFor(ret));
   const returned = ret === 'V' ? 0 : typeSize(ret);
   return { bytes: f.finish().bytes, maxStack: Math.max(k + 3 + (direct ? 1 : 0), returned + 3), maxLocals: k + 3 };
 }
