@@ -34,8 +34,7 @@ export function invoke(
   desc: string,
   isInterface = opcode === OP.INVOKEINTERFACE,
 ): Insn {
-  const index = isInterface ? cp.interfaceMethodrefIndex(owner, name, desc) : cp.methodrefIndex(owner, name, desc);
-  return { op: opcode, cp: index };
+  return { op: opcode, cp: cp.methodIndex(owner, name, desc, isInterface) };
 }
 
 /** The load instruction for a value of the given field descriptor. */

@@ -576,6 +576,11 @@ export class ConstantPool {
     return this.refIndex(CONSTANT.InterfaceMethodref, owner, name, desc);
   }
 
+  /** An InterfaceMethodref when `isInterface` (the owner is an interface, JVMS 4.4.2), else a Methodref. */
+  methodIndex(owner: string, name: string, desc: string, isInterface: boolean): number {
+    return this.refIndex(isInterface ? CONSTANT.InterfaceMethodref : CONSTANT.Methodref, owner, name, desc);
+  }
+
   /** `refIndex` is a Fieldref/Methodref/InterfaceMethodref index (see JVMS 4.4.8 for which kind takes which). */
   methodHandleIndex(kind: number, refIndex: number): number {
     if (!Number.isInteger(kind) || kind < 1 || kind > 9) {

@@ -41,9 +41,7 @@ export class BodyRefs {
    * than once; one named once (a wrapper's extended method) is found in the pool directly.
    */
   method(owner: string, name: string, desc: string, isInterface = false): number {
-    return lookup(isInterface ? this.interfaceMethods : this.methods, owner, name, desc, () =>
-      isInterface ? this.cp.interfaceMethodrefIndex(owner, name, desc) : this.cp.methodrefIndex(owner, name, desc),
-    );
+    return lookup(isInterface ? this.interfaceMethods : this.methods, owner, name, desc, () => this.cp.methodIndex(owner, name, desc, isInterface));
   }
 }
 

@@ -26,7 +26,7 @@ export class ExtendedRefs {
       const r = this.cp.memberRef(ref);
       const name = extendedName(r.name);
       const desc = extendDescriptor(r.desc);
-      e = r.isInterface ? this.cp.interfaceMethodrefIndex(r.owner, name, desc) : this.cp.methodrefIndex(r.owner, name, desc);
+      e = this.cp.methodIndex(r.owner, name, desc, r.isInterface);
       this.byRef.set(ref, e);
     }
     return e;

@@ -88,7 +88,7 @@ export class CallSites {
       if (decision === 'extended-direct') out.push(op(OP.ICONST_M1), op(OP.IXOR));
       const ext = extendDescriptor(ref.desc);
       const name = extendedName(ref.name);
-      out.push({ op: n.op, cp: ref.isInterface ? cp.interfaceMethodrefIndex(ref.owner, name, ext) : cp.methodrefIndex(ref.owner, name, ext) });
+      out.push({ op: n.op, cp: cp.methodIndex(ref.owner, name, ext, ref.isInterface) });
       if (b.local) out.push(...this.counter.reload());
       return;
     }

@@ -228,8 +228,7 @@ export function wrapper(
   loadArguments(f, m.desc, m.isStatic);
   f.local(OP.ALOAD, k).local(OP.ALOAD, k + 1).local(OP.ILOAD, k + 2);
   if (direct) f.op(OP.ICONST_M1).op(OP.IXOR);
-  const ext = m.isInterface ? refs.cp.interfaceMethodrefIndex(m.thisClass, m.extName, m.extDesc) : refs.cp.methodrefIndex(m.thisClass, m.extName, m.extDesc);
-  f.ref(m.isStatic ? OP.INVOKESTATIC : OP.INVOKESPECIAL, ext);
+  f.ref(m.isStatic ? OP.INVOKESTATIC : OP.INVOKESPECIAL, refs.cp.methodIndex(m.thisClass, m.extName, m.extDesc, m.isInterface));
   f.local(OP.ALOAD, k).local(OP.ALOAD, k + 1).local(OP.ILOAD, k + 2);
   f.ref(OP.INVOKEVIRTUAL, refs.method(RT.TC, 'exit', EXIT_DESC)).op(returnOpFor(ret));
   const returned = ret === 'V' ? 0 : typeSize(ret);
