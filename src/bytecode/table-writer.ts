@@ -168,8 +168,7 @@ export class TableWriter {
    * Valid until the next call.
    */
   framesKnown(t: CodeTable, info: Uint8Array, member: { access: number; name: string; desc: string }, method: string): Uint8Array {
-    const body = codeAttribute(t, info, this.cp, 'StackMapTable') ?? NO_FRAMES;
-    return scratchFrames.known(t, scratchMap.setInitial(this.cp, this.entry, this.thisClass, member).decode(t, body, method));
+    return scratchFrames.known(t, this.decodeFrames(t, codeAttribute(t, info, this.cp, 'StackMapTable') ?? NO_FRAMES, member, method));
   }
 
   /**
@@ -177,9 +176,13 @@ export class TableWriter {
    * recorded one (TableFrames), or null in dead code. Valid until the next call of this or framesKnown.
    */
   framesBefore(t: CodeTable, info: Uint8Array, member: { access: number; name: string; desc: string }, method: string, wanted: readonly number[]): readonly (TableFrame | null)[] {
-    const body = codeAttribute(t, info, this.cp, 'StackMapTable') ?? NO_FRAMES;
-    const map = scratchMap.setInitial(this.cp, this.entry, this.thisClass, member).decode(t, body, method);
+    const map = this.decodeFrames(t, codeAttribute(t, info, this.cp, 'StackMapTable') ?? NO_FRAMES, member, method);
     return scratchFrames.compute(t, map, this.cp, this.thisClass, wanted, this.entry, method).before;
+  }
+
+  /** StackMapTable `body` (NO_FRAMES: only the implicit initial frame) decoded into the scratch map. */
+  private decodeFrames(t: CodeTable, body: Uint8Array, member: { access: number; name: string; desc: string }, method: string): StackMap {
+    return scratchMap.setInitial(this.cp, this.entry, this.thisClass, member).decode(t, body, method);
   }
 
   /** The frames `framesKnown` read. Valid until the next call. */
@@ -391,7 +394,7 @@ export class TableWriter {
   private encodedFrames(t: CodeTable, body: Uint8Array, method: string, insertions: readonly Insertion[], options: WriteOptions, w: ByteWriter): void {
     const { member, locals } = options;
     if (member === undefined) throw new Error('TableWriter.write: new locals or fragment frames need WriteOptions.member');
-    const map = scratchMap.setInitial(this.cp, this.entry, this.thisClass, member).decode(t, body, method);
+    const map = this.decodeFrames(t, body, member, method);
     const added = this.addedFrames(t, map, insertions, method);
     try {
       map.encode(w, this.landing, this.newPc, locals, added);
