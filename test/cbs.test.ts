@@ -291,7 +291,16 @@ ${arms.join('\n')}
     return s;
   }
   public static void main(String[] args) {
-    System.out.println(loop(Integer.parseInt(args[0]), x -> x + 7));
+    int n = Integer.parseInt(args[0]);
+    F g = x -> x + 7;
+    long s = loop(n, g);
+    // A second argument keeps the loop running that many milliseconds, so that a timer thread that
+    // a loaded machine schedules late still finds the loop running.
+    long until = args.length > 1 ? System.nanoTime() + Long.parseLong(args[1]) * 1000000L : 0;
+    while (System.nanoTime() < until) {
+      loop(n, g);
+    }
+    System.out.println(s);
   }
 }
 `;
@@ -323,11 +332,12 @@ describe('a method the checks would push past HugeMethodLimit', () => {
     expect(v.verifyErrors, describeVerify(v)).toEqual([]);
 
     const args = ['20000'];
-    const run = (jar: string, props: string[], out: string) =>
-      runJava({ cp: [jar], main: 'Big', args, jvmArgs: ['-Dkomorium.quiet', `-Dkomorium.out=${join(work, out)}`, ...props] });
+    const run = (jar: string, props: string[], out: string, extra: string[] = []) =>
+      runJava({ cp: [jar], main: 'Big', args: [...args, ...extra], jvmArgs: ['-Dkomorium.quiet', `-Dkomorium.out=${join(work, out)}`, ...props] });
     const [expected, timer, every, exact] = await Promise.all([
       runJava({ cp: [plain], main: 'Big', args }),
-      run(cbs, TIMER, 'timer.kprof'),
+      // The loop alone can end before the timer thread first runs (CI, four JVMs on two cores: 0 samples).
+      run(cbs, TIMER, 'timer.kprof', ['1500']),
       run(cbs, EVERY_CALL, 'every.kprof'),
       run(edges, [], 'exact.kprof'),
     ]);
