@@ -296,9 +296,12 @@ ${arms.join('\n')}
     long s = loop(n, g);
     // A second argument keeps the loop running that many milliseconds, so that a timer thread that
     // a loaded machine schedules late still finds the loop running.
-    long until = args.length > 1 ? System.nanoTime() + Long.parseLong(args[1]) * 1000000L : 0;
-    while (System.nanoTime() < until) {
-      loop(n, g);
+    if (args.length > 1) {
+      // nanoTime may be negative and is compared by difference (its javadoc).
+      long until = System.nanoTime() + Long.parseLong(args[1]) * 1000000L;
+      while (System.nanoTime() - until < 0) {
+        loop(n, g);
+      }
     }
     System.out.println(s);
   }
